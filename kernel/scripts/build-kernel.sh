@@ -1,0 +1,39 @@
+#!/bin/bash
+# build-kernel.sh SRC OBJ FRAGMENT...
+#
+# Configure and build an x86_64 guest kernel from the tree SRC into the
+# build directory OBJ: tinyconfig, then the config FRAGMENTs merged in order.
+# Every option a fragment asks for must end up in the final .config; a
+# silently dropped option would make a test pass for the wrong reason.
+# The compiler runs through ccache.  Leaves OBJ/arch/x86/boot/bzImage.
+set -euo pipefail
+
+src=$(realpath "$1") obj=$2
+shift 2
+die() { echo "build-kernel: $*" >&2; exit 1; }
+
+mkdir -p "$obj"
+obj=$(realpath "$obj")
+jobs=${JOBS:-$(nproc)}
+mk=(make -s -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
+
+want=$(cat "$@" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
+	"${mk[@]}" tinyconfig >/dev/null
+	KCONFIG_CONFIG=$obj/.config "$src/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" "$@" >/dev/null
+	"${mk[@]}" olddefconfig >/dev/null
+	missing=0
+	while read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$obj/.config" || { echo "  wanted $line" >&2; missing=1; } ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%% *}
+			grep -q "^$opt=" "$obj/.config" && { echo "  wanted $line" >&2; missing=1; } ;;
+		esac
+	done < <(cat "$@")
+	[ $missing = 0 ] || die "config options above did not survive olddefconfig ($obj/.config)"
+	echo "$want" >"$obj/.fragments"
+fi
+
+"${mk[@]}" bzImage modules
