@@ -1,0 +1,139 @@
+# usercopy-hardening: top-level build, demo and tests.
+#
+#   make          build the admin tool (tools/usercopyctl)
+#   make demo     build, boot the patched kernel in QEMU, show an attack
+#   make check    every test: static checks, kernel builds, guest boots
+#   make bench    instruction counts of the usercopy paths (QEMU -icount)
+#
+# Kernel trees and builds live in build/ (see README.md for the layout).
+
+KVER      ?= 6.1
+KTAR      ?= /usr/src/linux-source-$(KVER).tar.xz
+PATCHDIR  := patches/$(KVER)
+B         := build
+SRC       := $(B)/src/patched
+VSRC      := $(B)/src/vanilla
+DEVTREE   ?= $(B)/dev/$(KVER)
+VARIANTS  ?= orc fp slab
+JOBS      ?= $(shell nproc)
+export JOBS
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+CFG       := kernel/configs
+FRAGS_orc  := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(CFG)/test.config
+FRAGS_fp   := $(CFG)/guest.config $(CFG)/fp.config $(CFG)/usercopy.config $(CFG)/test.config
+FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CFG)/test.config
+VFRAGS     := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config
+
+DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
+	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
+	build-essential bc flex bison libelf-dev libssl-dev cpio dwarves \
+	kmod rsync xz-utils pkg-config asciidoctor valgrind python3 file quilt
+
+GUEST_SRCS := $(wildcard tests/guest/*.c)
+GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
+SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
+
+.PHONY: all tools deps demo check bench kernels guests static dev-tree \
+	export-patches clean distclean
+
+all: tools
+
+tools:
+	$(MAKE) -C tools/usercopyctl
+
+# Idempotent: apt-get runs only when a package is missing.
+deps:
+	@missing=$$(for p in $(DEBS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+	@base=$$(cat $(PATCHDIR)/BASE); \
+	have=$$(dpkg-query -W -f='$${Version}' linux-source-$(KVER)); \
+	[ "$$have" = "$$base" ] || echo "deps: NOTE: the series was made against linux-source-$(KVER) $$base; this machine has $$have"
+
+# --- kernel trees ----------------------------------------------------------
+
+$(B)/src/patched.stamp: $(SERIES) $(KTAR) kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(SRC) ($(KTAR) + $(PATCHDIR)/series)"
+	@kernel/scripts/prepare-tree.sh $(KTAR) $(PATCHDIR) $(SRC)
+	@touch $@
+
+$(B)/src/vanilla.stamp: $(KTAR) kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(VSRC) (unpatched)"
+	@kernel/scripts/prepare-tree.sh $(KTAR) "" $(VSRC)
+	@touch $@
+
+# Always run make in the O= directory: it knows what is up to date.
+$(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
+	@echo "  KERNEL  $* ($(FRAGS_$*))"
+	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/$* $(FRAGS_$*) || \
+		{ echo "make: kernel variant $* does not build with $(PATCHDIR)/series (see above)" >&2; exit 1; }
+
+$(B)/obj/vanilla-orc/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
+	@echo "  KERNEL  vanilla-orc"
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/vanilla-orc $(VFRAGS)
+
+kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
+
+# --- guest -----------------------------------------------------------------
+
+$(B)/guest-bin/%: tests/guest/%.c
+	@mkdir -p $(dir $@)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) tools FORCE
+	@mkdir -p $(B)/guest/$* $(B)/kmod/$*
+	@rsync -a --delete --exclude='*.o' --exclude='*.ko' tests/kmod/ $(B)/kmod/$*/
+	@$(MAKE) -s -C $(B)/obj/$* M=$(B)/kmod/$* CC="ccache gcc" modules
+	@cp $(B)/obj/$*/arch/x86/boot/bzImage $(B)/guest/$*/bzImage
+	@tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko $(B)/guest-bin tools/usercopyctl
+	@echo "  GUEST   $(B)/guest/$*"
+
+guests: $(foreach v,$(VARIANTS),$(B)/guest/$(v)/initramfs.cpio.gz)
+
+# --- the two commands of the README ----------------------------------------
+
+demo: deps
+	@$(MAKE) --no-print-directory $(B)/guest/orc/initramfs.cpio.gz VARIANTS=orc
+	@tests/demo.sh $(B)/guest/orc
+
+static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
+		$(B)/obj/vanilla-orc/arch/x86/boot/bzImage
+	@mkdir -p $(B)/logs
+	@echo "  CHECK   checkpatch --strict"
+	@kernel/scripts/checkpatch.sh $(SRC) $(PATCHDIR) >$(B)/logs/checkpatch.tap
+	@echo "  CHECK   sparse"
+	@kernel/scripts/sparse.sh $(PATCHDIR) $(SRC) $(B)/obj/orc \
+		$(VSRC) $(B)/obj/vanilla-orc >$(B)/logs/sparse.tap
+	@echo "  CHECK   usercopyctl"
+	@$(MAKE) -s -C tools/usercopyctl check >$(B)/logs/usercopyctl.tap 2>&1 || \
+		echo "not ok - make -C tools/usercopyctl check failed" >>$(B)/logs/usercopyctl.tap
+
+check: deps static guests
+	@python3 tests/harness.py --kernel-dir $(B)/guest --logdir $(B)/logs \
+		--variants $(shell echo $(VARIANTS) | tr ' ' ,) \
+		--tap checkpatch=$(B)/logs/checkpatch.tap \
+		--tap sparse=$(B)/logs/sparse.tap \
+		--tap usercopyctl=$(B)/logs/usercopyctl.tap
+
+# --- developer round trip (README: "Editing the series") --------------------
+
+dev-tree:
+	kernel/scripts/devtree.sh create $(KTAR) $(PATCHDIR) $(DEVTREE)
+
+export-patches:
+	kernel/scripts/devtree.sh export $(KTAR) $(PATCHDIR) $(DEVTREE)
+
+clean:
+	rm -rf $(B)/guest $(B)/guest-bin $(B)/kmod $(B)/logs
+	-$(MAKE) -C tools/usercopyctl clean
+
+distclean:
+	rm -rf $(B)
+
+FORCE:

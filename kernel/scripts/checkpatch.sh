@@ -1,0 +1,26 @@
+#!/bin/bash
+# checkpatch.sh SRC PATCHDIR
+#
+# Run the kernel's scripts/checkpatch.pl --strict on every patch of the
+# series and print one TAP line per patch.  A patch may be excused from a
+# message only by naming its type in PATCHDIR/checkpatch.ignore
+# ("<patch file> <TYPE>"), with the reason argued in its changelog.
+set -uo pipefail
+
+src=$(realpath "$1") pdir=$(realpath "$2")
+# Run from the unpacked tree, which is not a git work tree: checkpatch
+# then leaves out spdxcheck.py (it reads the licences through git); the
+# SPDX tags are still checked for presence and form.
+while read -r p _; do
+	case $p in ''|'#'*) continue ;; esac
+	ignore=$(awk -v p="$p" '$1 == p { printf "%s%s", sep, $2; sep = "," }' \
+		"$pdir/checkpatch.ignore" 2>/dev/null)
+	if out=$(cd "$src" && unset GIT_DIR && perl scripts/checkpatch.pl --strict --root="$src" -q \
+		--no-summary --show-types ${ignore:+--ignore "$ignore"} \
+		"$pdir/$p" 2>&1) && [ -z "$out" ]; then
+		echo "ok - checkpatch --strict: $p"
+	else
+		echo "not ok - checkpatch --strict: $p"
+		echo "$out" | sed 's/^/# /'
+	fi
+done <"$pdir/series"

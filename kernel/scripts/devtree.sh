@@ -1,0 +1,48 @@
+#!/bin/bash
+# devtree.sh create|export TARBALL PATCHDIR TREE
+#
+# The developer round trip for editing the patch series.
+#   create: unpack TARBALL into the git tree TREE, commit it as the tag
+#           "base", then apply every patch of PATCHDIR/series as one commit.
+#   export: write the commits base..HEAD of TREE back into PATCHDIR as
+#           numbered patches and rewrite PATCHDIR/series to match.
+set -euo pipefail
+
+die() { echo "devtree: $*" >&2; exit 1; }
+[ $# = 4 ] || die "usage: devtree.sh create|export TARBALL PATCHDIR TREE"
+cmd=$1 tarball=$2 pdir=$3 tree=$4
+git_t() { git -C "$tree" "$@"; }
+
+case $cmd in
+create)
+	[ ! -e "$tree" ] || die "$tree exists; remove it or use it"
+	[ -r "$tarball" ] || die "no kernel source at $tarball"
+	mkdir -p "$tree"
+	tar -xf "$tarball" -C "$tree" --strip-components=1
+	git_t init -q
+	git_t add -A -f
+	git_t -c user.name=base -c user.email=base@localhost commit -qm "base: $(basename "$tarball") $(cat "$pdir/BASE" 2>/dev/null)"
+	git_t tag base
+	while read -r p _; do
+		case $p in ''|'#'*) continue ;; esac
+		git_t am -q --keep-cr "$(realpath "$pdir/$p")" ||
+			die "$p does not apply (git -C $tree am --abort to clean up)"
+	done <"$pdir/series"
+	echo "devtree: $tree has $(git_t rev-list --count base..HEAD) commits on top of tag base"
+	;;
+export)
+	git_t rev-parse -q --verify base >/dev/null || die "$tree has no tag base"
+	[ -z "$(git_t status --porcelain --untracked-files=no)" ] ||
+		die "$tree has uncommitted changes"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	git_t format-patch -q --zero-commit --no-signature -N --stat=72 \
+		--filename-max-length=72 \
+		-o "$tmp" base..HEAD
+	rm -f "$pdir"/[0-9][0-9][0-9][0-9]-*.patch
+	cp "$tmp"/*.patch "$pdir"/
+	(cd "$pdir" && ls [0-9][0-9][0-9][0-9]-*.patch) >"$pdir/series"
+	echo "devtree: exported $(wc -l <"$pdir/series") patches to $pdir"
+	;;
+*) die "unknown command $cmd" ;;
+esac

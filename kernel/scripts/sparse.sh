@@ -1,0 +1,35 @@
+#!/bin/bash
+# sparse.sh PATCHDIR SRC OBJ VSRC VOBJ
+#
+# Run sparse (make C=2) on every C file the series touches, in the patched
+# tree SRC/OBJ and in the unpatched tree VSRC/VOBJ built with the same
+# config, and print one TAP line per file: not ok if the series adds a
+# warning.  Files the config does not build are skipped.
+set -uo pipefail
+
+pdir=$1 src=$2 obj=$3 vsrc=$4 vobj=$5
+files=$(sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$pdir"/[0-9]*.patch | sort -u)
+
+warnings() { # warnings SRC OBJ FILE: sparse messages, without positions
+	make -s -C "$1" O="$2" ARCH=x86_64 C=2 CHECK="sparse" \
+		CC="ccache gcc" "${3%.c}.o" 2>&1 >/dev/null |
+		grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' |
+		sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u
+}
+
+for f in $files; do
+	if [ ! -f "$obj/${f%.c}.o" ]; then
+		echo "ok - sparse: $f # SKIP not built in this config"
+		continue
+	fi
+	new=$(warnings "$src" "$obj" "$f")
+	old=""
+	[ -f "$vsrc/$f" ] && old=$(warnings "$vsrc" "$vobj" "$f")
+	added=$(comm -13 <(echo "$old") <(echo "$new") | sed '/^$/d')
+	if [ -z "$added" ]; then
+		echo "ok - sparse: $f adds no warning"
+	else
+		echo "not ok - sparse: $f adds warnings"
+		echo "$added" | sed 's/^/# /'
+	fi
+done

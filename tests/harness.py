@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Boot test guests under QEMU and count what they report.
+
+Each boot runs the suites named on its kernel command line (see
+tests/guest/init).  The guest writes TAP to its second serial port; the
+kernel log on the first is scanned for KUnit results (KTAP) and for any
+sign of a kernel in trouble (oops, BUG, WARN, panic), and a guest that
+does not finish in time counts as hung.  TAP files produced on the host
+(static checks) can be merged in with --tap.  The last line printed is
+"N passed, N failed".
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Test plan of `make check`: (boot name, kernel variant, extra command
+# line, suites in order).  Enforce is the default mode of every kernel.
+CHECK_PLAN = [
+    ("orc-enforce", "orc", "",
+     "auditd,kunit,lkdtm,violations,sysctl,mode-log,lkdtm,violations,"
+     "mode-off,lkdtm,violations,mode-enforce,mode-switch,usercopyctl,lock"),
+    ("orc-boot-log", "orc", "usercopy_mode=log",
+     "expect-log,auditd,violations"),
+    ("orc-boot-off", "orc", "hardened_usercopy=off",
+     "expect-off,auditd,violations"),
+    ("fp-enforce", "fp", "",
+     "auditd,kunit,lkdtm,violations,mode-log,violations"),
+    ("slab-enforce", "slab", "",
+     "auditd,kunit,lkdtm,violations,mode-log,violations"),
+]
+
+FRAME_CHECK = {"fp": "yes"}
+
+TROUBLE = re.compile(
+    r"Kernel panic|Oops[:\s]|BUG: |kernel BUG at|WARNING: |"
+    r"general protection fault|Unable to handle kernel|soft lockup|"
+    r"rcu_sched detected stalls|blocked for more than")
+KTAP_SUB = re.compile(r"^(?:\[[^\]]*\] )?\s{4,}(ok|not ok) \d+ (.*)$")
+TAP = re.compile(r"^(ok|not ok)\b\s*(?:\d+\s*)?-?\s*(.*)$")
+
+
+def kvm_works(cache):
+    """/dev/kvm may exist without working; ask QEMU once and remember."""
+    if os.path.exists(cache):
+        return open(cache).read().strip() == "kvm"
+    accel = "tcg"
+    if os.path.exists("/dev/kvm"):
+        try:
+            p = subprocess.run(
+                ["qemu-system-x86_64", "-accel", "kvm", "-M", "pc",
+                 "-display", "none", "-nodefaults", "-S"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                timeout=5)
+            ok = False if p.returncode else True
+        except subprocess.TimeoutExpired:
+            ok = True   # it started and waits at -S: KVM works
+        accel = "kvm" if ok else "tcg"
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache, "w") as f:
+        f.write(accel + "\n")
+    return accel == "kvm"
+
+
+class Result:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.failures = []
+
+    def add(self, where, ok, desc):
+        if ok is None:
+            self.skipped += 1
+        elif ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            self.failures.append(f"[{where}] {desc}")
+
+    def merge(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+        self.failures += other.failures
+
+
+def parse_tap(where, text, res):
+    for line in text.splitlines():
+        m = TAP.match(line.strip())
+        if not m:
+            continue
+        desc = m.group(2)
+        if re.search(r"#\s*SKIP", desc, re.I):
+            res.add(where, None, desc)
+        else:
+            res.add(where, m.group(1) == "ok", desc)
+
+
+def qemu_cmd(kernel, initrd, append, console, tap, icount=False,
+             accel="tcg"):
+    cmd = ["qemu-system-x86_64", "-M", "pc", "-m", "512", "-smp", "2",
+           "-display", "none", "-nodefaults", "-no-reboot",
+           "-kernel", kernel, "-initrd", initrd, "-append", append,
+           "-serial", "file:" + console, "-serial", "file:" + tap]
+    if accel == "kvm":
+        cmd += ["-accel", "kvm", "-cpu", "host"]
+    else:
+        cmd += ["-accel", "tcg", "-cpu", "max"]
+    if icount:
+        cmd += ["-icount", "shift=0"]
+    return cmd
+
+
+def boot(name, kernel, initrd, append, logdir, timeout, accel):
+    """Boot once; return (Result, seconds)."""
+    res = Result()
+    console = os.path.join(logdir, name + ".console")
+    tap = os.path.join(logdir, name + ".tap")
+    for f in (console, tap):
+        if os.path.exists(f):
+            os.unlink(f)
+    start = time.time()
+    try:
+        subprocess.run(qemu_cmd(kernel, initrd, append, console, tap,
+                                accel=accel),
+                       stdin=subprocess.DEVNULL, timeout=timeout,
+                       check=False)
+        hung = False
+    except subprocess.TimeoutExpired:
+        hung = True
+    secs = time.time() - start
+    con = open(console, errors="replace").read() if os.path.exists(console) else ""
+    out = open(tap, errors="replace").read() if os.path.exists(tap) else ""
+
+    parse_tap(name, out, res)
+    for line in con.splitlines():
+        m = KTAP_SUB.match(line)
+        if m:
+            desc = "KUnit " + m.group(2)
+            if re.search(r"#\s*SKIP", desc):
+                res.add(name, None, desc)
+            else:
+                res.add(name, m.group(1) == "ok", desc)
+    trouble = [l for l in con.splitlines() if TROUBLE.search(l)]
+    res.add(name, not trouble,
+            "kernel log free of oops/BUG/WARN/panic" +
+            (": " + trouble[0].strip() if trouble else ""))
+    res.add(name, not hung, f"guest finished within {timeout} s")
+    res.add(name, "# done" in out, "guest ran every suite to the end")
+    if res.failed:
+        res.failures.append(f"[{name}] logs: {console} {tap}")
+    return res, secs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel-dir", required=True,
+                    help="directory holding <variant>/bzImage and "
+                         "<variant>/initramfs.cpio.gz")
+    ap.add_argument("--variants", default="orc,fp,slab")
+    ap.add_argument("--logdir", required=True)
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--tap", action="append", default=[],
+                    help="host TAP file to count too (name=path)")
+    ap.add_argument("--only", help="run only the boots whose name has this")
+    args = ap.parse_args()
+
+    os.makedirs(args.logdir, exist_ok=True)
+    accel = "kvm" if kvm_works(os.path.join(args.logdir, "accel")) else "tcg"
+    print(f"# QEMU accelerator: {accel}", flush=True)
+    total = Result()
+    for spec in args.tap:
+        name, path = spec.split("=", 1)
+        r = Result()
+        parse_tap(name, open(path).read(), r)
+        print(f"{name}: {r.passed} passed, {r.failed} failed, "
+              f"{r.skipped} skipped", flush=True)
+        total.merge(r)
+
+    variants = args.variants.split(",")
+    for name, variant, extra, suites in CHECK_PLAN:
+        if variant not in variants or (args.only and args.only not in name):
+            continue
+        vdir = os.path.join(args.kernel_dir, variant)
+        append = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
+                  f"audit=1 uctest={suites} "
+                  f"uctest.frame={FRAME_CHECK.get(variant, 'no')} "
+                  f"uctest.variant={variant} {extra}").strip()
+        r, secs = boot(name, os.path.join(vdir, "bzImage"),
+                       os.path.join(vdir, "initramfs.cpio.gz"), append,
+                       args.logdir, args.timeout, accel)
+        print(f"boot {name}: {r.passed} passed, {r.failed} failed, "
+              f"{r.skipped} skipped ({secs:.0f} s)", flush=True)
+        total.merge(r)
+
+    for f in total.failures:
+        print("FAIL " + f)
+    print(f"# {total.skipped} skipped")
+    print(f"{total.passed} passed, {total.failed} failed")
+    return 1 if total.failed or not total.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
