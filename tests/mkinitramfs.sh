@@ -24,11 +24,11 @@ done
 
 install -m 755 "$here/guest/init" "$root/init"
 install -m 644 "$here/guest/lib.sh" "$root/usr/share/uctest/lib.sh"
-install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
+[ -f "$here/guest/demo.sh" ] && install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
 [ -f "$here/../tools/usercopyctl/tests/guest.sh" ] &&
 	install -m 644 "$here/../tools/usercopyctl/tests/guest.sh" "$root/usr/share/uctest/usercopyctl.sh"
 install -m 644 "$kmod" "$root/lib/modules/"
-for p in "$guestbin"/*; do
+for p in $(ls "$guestbin"/* 2>/dev/null); do
 	install -m 755 "$p" "$root/usr/bin/"
 done
 
@@ -57,7 +57,7 @@ freq = 0
 num_logs = 1
 max_log_file = 64
 max_log_file_action = ROTATE
-space_left = 1
+space_left = 2
 space_left_action = IGNORE
 admin_space_left = 1
 admin_space_left_action = IGNORE

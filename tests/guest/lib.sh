@@ -13,22 +13,26 @@ set_mode() {
 }
 
 start_auditd() {
-	auditd -s enable
+	auditd -s enable >/tmp/auditd.out 2>&1
 	i=0
 	while [ ! -s /var/log/audit/audit.log ] && [ $i -lt 100 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
-	check "auditd is running and writing /var/log/audit/audit.log" \
-		[ -s /var/log/audit/audit.log ]
+	if [ -s /var/log/audit/audit.log ]; then
+		ok "auditd is running and writing /var/log/audit/audit.log"
+	else
+		notok "auditd is running and writing /var/log/audit/audit.log"
+		sed 's/^/# auditd: /' /tmp/auditd.out
+	fi
 	check "audit is enabled" sh -c 'auditctl -s | grep -q "^enabled 1"'
 }
 
 # The kernel is still healthy after a suite: no oops or warning was
 # logged (the host checks the console too), and a fork/exec works.
 check_health() {
-	if dmesg | grep -qE 'Oops|BUG:|WARNING:|Call Trace:.*panic|kernel BUG'; then
+	if dmesg | grep -qE 'Oops: |BUG: |WARNING: |kernel BUG at|Kernel panic'; then
 		notok "kernel healthy after suite $1 (oops or warning in the log)"
-		dmesg | grep -E -A5 'Oops|BUG:|WARNING:' | sed 's/^/# /' | head -40
+		dmesg | grep -E -A5 'Oops: |BUG: |WARNING: ' | sed 's/^/# /' | head -40
 	else
 		ok "kernel healthy after suite $1"
 	fi
@@ -89,15 +93,14 @@ lkdtm_one() { # lkdtm_one NAME EXPECT ; EXPECT: caught | missed
 	fi
 }
 
-run_lkdtm() { # run_lkdtm FRAMECHECK(yes|no)
+run_lkdtm() {
 	mode=$(cat /proc/sys/kernel/usercopy/mode)
-	frames=missed
-	[ "$1" = yes ] && frames=caught
 	for t in SLAB_SIZE_TO SLAB_SIZE_FROM SLAB_WHITELIST_TO \
 		 SLAB_WHITELIST_FROM STACK_FRAME_TO STACK_FRAME_FROM \
 		 STACK_BEYOND KERNEL VMALLOC FOLIO; do
+		# LKDTM's STACK_FRAME tests copy a dead frame below the stack
+		# pointer, which is caught without a frame walk: all caught.
 		expect=caught
-		case $t in STACK_FRAME_*) expect=$frames ;; esac
 		# In log mode the copy happens: skip the ones that would
 		# then really corrupt memory outside the object.
 		if [ "$mode" != enforce ]; then
