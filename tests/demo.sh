@@ -1,0 +1,19 @@
+#!/bin/bash
+# demo.sh GUESTDIR
+#
+# Boot the patched guest in GUESTDIR (bzImage, initramfs.cpio.gz) with the
+# demo suite and show its narration; the kernel log is kept in a file.
+set -euo pipefail
+
+dir=$1
+log=$(dirname "$dir")/../logs/demo.console
+mkdir -p "$(dirname "$log")"
+accel=tcg
+[ "$(cat "$(dirname "$log")/accel" 2>/dev/null)" = kvm ] && accel=kvm
+timeout 600 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel "$accel" \
+	-display none -nodefaults -no-reboot \
+	-kernel "$dir/bzImage" -initrd "$dir/initramfs.cpio.gz" \
+	-append "console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 uctest=auditd,demo" \
+	-serial file:"$log" -chardev stdio,id=out,signal=off -serial chardev:out \
+	</dev/null | grep -v '^# \(guest\|cmdline\|suite\|done\)' | grep -v '^ok - '
+echo "(the guest's kernel log is in $log)"
