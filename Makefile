@@ -23,7 +23,6 @@ CFG       := kernel/configs
 FRAGS_orc  := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(CFG)/test.config
 FRAGS_fp   := $(CFG)/guest.config $(CFG)/fp.config $(CFG)/usercopy.config $(CFG)/test.config
 FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CFG)/test.config
-VFRAGS     := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config
 
 DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
@@ -74,9 +73,20 @@ $(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/$* $(FRAGS_$*) || \
 		{ echo "make: kernel variant $* does not build with $(PATCHDIR)/series (see above)" >&2; exit 1; }
 
-$(B)/obj/vanilla-orc/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
-	@echo "  KERNEL  vanilla-orc"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/vanilla-orc $(VFRAGS)
+# Benchmark kernels, per unwinder: (a) without hardened usercopy, (b) with
+# mainline's, (c) with this series; same tree and config otherwise.
+define bench_kernels
+$(B)/obj/bench-$(1)-nohu/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
+	@echo "  KERNEL  bench-$(1)-nohu"
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config
+$(B)/obj/bench-$(1)-mainline/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
+	@echo "  KERNEL  bench-$(1)-mainline"
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+$(B)/obj/bench-$(1)/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
+	@echo "  KERNEL  bench-$(1)"
+	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+endef
+$(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
 kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
 
@@ -103,13 +113,13 @@ demo: deps
 	@tests/demo.sh $(B)/guest/orc
 
 static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
-		$(B)/obj/vanilla-orc/arch/x86/boot/bzImage
+		$(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage
 	@mkdir -p $(B)/logs
 	@echo "  CHECK   checkpatch --strict"
 	@kernel/scripts/checkpatch.sh $(SRC) $(PATCHDIR) >$(B)/logs/checkpatch.tap
 	@echo "  CHECK   sparse"
 	@kernel/scripts/sparse.sh $(PATCHDIR) $(SRC) $(B)/obj/orc \
-		$(VSRC) $(B)/obj/vanilla-orc >$(B)/logs/sparse.tap
+		$(VSRC) $(B)/obj/bench-orc-mainline >$(B)/logs/sparse.tap
 	@echo "  CHECK   usercopyctl"
 	@$(MAKE) -s -C tools/usercopyctl check >$(B)/logs/usercopyctl.tap 2>&1 || \
 		echo "not ok - make -C tools/usercopyctl check failed" >>$(B)/logs/usercopyctl.tap
@@ -120,6 +130,23 @@ check: deps static guests
 		--tap checkpatch=$(B)/logs/checkpatch.tap \
 		--tap sparse=$(B)/logs/sparse.tap \
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap
+
+BENCH_UNW ?= fp orc
+BENCH_KERNELS := $(foreach u,$(BENCH_UNW),bench-$(u)-nohu bench-$(u)-mainline bench-$(u))
+
+bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(B)/guest-bin/ucbench
+	@mkdir -p $(B)/bench/guest $(B)/bench/bin
+	@cp $(B)/guest-bin/ucbench $(B)/bench/bin/
+	@tests/mkinitramfs.sh $(B)/bench/guest/initramfs.cpio.gz - $(B)/bench/bin -
+	@for k in $(BENCH_KERNELS); do mkdir -p $(B)/bench/$$k; \
+		cp $(B)/obj/$$k/arch/x86/boot/bzImage $(B)/bench/$$k/; done
+	@python3 tests/bench.py --kernels $(B)/bench --guest $(B)/bench/guest \
+		--unwinders $(shell echo $(BENCH_UNW) | tr ' ' ,) \
+		--logdir $(B)/logs --markdown $(B)/bench/table.md
+
+$(B)/guest-bin/ucbench: tests/bench/ucbench.c
+	@mkdir -p $(dir $@)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 # --- developer round trip (README: "Editing the series") --------------------
 

@@ -4,7 +4,8 @@
 # Build the test guest's initramfs: busybox, /init and its helpers, the
 # buggy test module KMOD, the static test programs in GUESTBIN, and the
 # dynamically linked admin tools (usercopyctl from TOOLDIR, auditd,
-# auditctl) with the shared libraries they need.
+# auditctl) with the shared libraries they need.  KMOD and TOOLDIR may be
+# "-" for a guest without them (the benchmark's).
 set -euo pipefail
 
 out=$1 kmod=$2 guestbin=$3 tooldir=$4
@@ -27,7 +28,7 @@ install -m 644 "$here/guest/lib.sh" "$root/usr/share/uctest/lib.sh"
 [ -f "$here/guest/demo.sh" ] && install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
 [ -f "$here/../tools/usercopyctl/tests/guest.sh" ] &&
 	install -m 644 "$here/../tools/usercopyctl/tests/guest.sh" "$root/usr/share/uctest/usercopyctl.sh"
-install -m 644 "$kmod" "$root/lib/modules/"
+[ "$kmod" = - ] || install -m 644 "$kmod" "$root/lib/modules/"
 for p in $(ls "$guestbin"/* 2>/dev/null); do
 	install -m 755 "$p" "$root/usr/bin/"
 done
@@ -40,7 +41,7 @@ copy_dyn() { # copy_dyn PROGRAM DESTDIR
 		cp -L "$lib" "$root$lib"
 	done
 }
-[ -x "$tooldir/usercopyctl" ] && copy_dyn "$tooldir/usercopyctl" usr/sbin
+[ "$tooldir" != - ] && copy_dyn "$tooldir/usercopyctl" usr/sbin
 copy_dyn /sbin/auditd sbin
 copy_dyn /sbin/auditctl sbin
 for lib in /lib/x86_64-linux-gnu/libnss_files.so.2; do
