@@ -1,0 +1,246 @@
+#!/bin/sh
+# usercopyctl on the patched kernel, in the test guest (busybox ash).
+#
+# Expects, as root: usercopyctl on PATH, auditd writing $LOG, the kernel
+# in enforce mode and unlocked, and uc-victim on PATH (uc-victim
+# leak-slab|leak-stack|overwrite-slab makes exactly one violation: killed
+# by SIGKILL in enforce mode, exit 0 in log mode).
+#
+# Prints TAP lines ("ok - ...", "not ok - ...", "# ...") and exits 0.
+# Locks the mode (in enforce) as its last step.
+
+# (The overrides are only for trying the script out on a stand-in.)
+LOG=${UCTEST_AUDIT_LOG:-/var/log/audit/audit.log}
+SYS=${USERCOPYCTL_SYSCTL_DIR:-/proc/sys/kernel/usercopy}
+SYSCTL_D=${USERCOPYCTL_SYSCTL_D:-/etc/sysctl.d}
+W=/tmp/uctest.$$
+mkdir -p "$W"
+
+pass() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; }
+skip() { echo "ok - # SKIP $*"; }
+show() { sed 's/^/# /' "$@"; }
+
+# check DESC COMMAND...: the command succeeds
+check() {
+	desc=$1
+	shift
+	if "$@" >"$W/check" 2>&1; then
+		pass "$desc"
+	else
+		fail "$desc"
+		show "$W/check"
+	fi
+}
+
+# ucc ARGS...: run usercopyctl, output in $W/out and $W/err, status in $rc
+ucc() {
+	usercopyctl "$@" >"$W/out" 2>"$W/err" </dev/null
+	rc=$?
+}
+
+# expect RC DESC
+expect() {
+	if [ "$rc" = "$1" ]; then
+		pass "$2"
+	else
+		fail "$2 (exit $rc, expected $1)"
+		show "$W/out" "$W/err"
+	fi
+}
+
+kmode() { cat $SYS/mode; }
+
+# wait_record PID: wait up to ~5 s for the violation of PID in the log
+wait_record() {
+	i=0
+	while [ $i -lt 50 ]; do
+		grep -q "^type=UNKNOWN\[1790\] .* pid=$1 " "$LOG" 2>/dev/null && return 0
+		sleep 0.1 2>/dev/null || sleep 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# provoke KIND EXPECTED_STATUS: one violation; its pid in $vpid
+provoke() {
+	uc-victim "$1" >"$W/victim" 2>&1 &
+	vpid=$!
+	{ wait $vpid; } 2>/dev/null
+	st=$?
+	if [ "$st" = "$2" ]; then
+		pass "uc-victim $1 in $(kmode) mode: exit status $st"
+	else
+		fail "uc-victim $1 in $(kmode) mode: exit status $st, expected $2"
+		show "$W/victim"
+	fi
+	if wait_record $vpid; then
+		pass "uc-victim $1 (pid $vpid): violation in the audit log"
+	else
+		fail "uc-victim $1 (pid $vpid): violation in the audit log"
+	fi
+}
+
+if ! command -v usercopyctl >/dev/null; then
+	fail "usercopyctl on PATH"
+	exit 0
+fi
+if [ ! -d $SYS ]; then
+	fail "kernel has $SYS"
+	exit 0
+fi
+start=$(date +%s)
+violations0=$(cat $SYS/violations)
+echo "# usercopyctl: $(usercopyctl --version), mode $(kmode), locked $(cat $SYS/locked), violations $violations0"
+
+# ---- status -----------------------------------------------------------------
+
+ucc status -f "$LOG"
+expect 0 "status exits 0"
+show "$W/out"
+check "status: mode enforce" grep -q '^Mode: *enforce' "$W/out"
+check "status: not locked" grep -q '^Locked: *no$' "$W/out"
+check "status: violation count" grep -q "^Violations: *$violations0 since boot" "$W/out"
+check "status: hardened usercopy" grep -q '^  hardened usercopy: *yes$' "$W/out"
+check "status: stack frame checking known" grep -Eq '^  stack frames: *(frame \((ORC|frame pointer)\)|stack bounds only)$' "$W/out"
+check "status: whitelisting active" grep -q '^  whitelisting: *active' "$W/out"
+
+ucc status -J -f "$LOG"
+expect 0 "status -J exits 0"
+check "status -J: supported" grep -q '"supported": true' "$W/out"
+check "status -J: mode" grep -q '"mode": "enforce"' "$W/out"
+check "status -J: locked false" grep -q '"locked": false' "$W/out"
+check "status -J: violations" grep -q "\"violations\": $violations0," "$W/out"
+
+# ---- mode ---------------------------------------------------------------------
+
+ucc mode
+expect 0 "mode: show"
+check "mode: show says enforce" [ "$(cat "$W/out")" = enforce ]
+for m in log off enforce; do
+	ucc mode $m
+	expect 0 "mode $m"
+	check "mode $m: kernel is in $m" [ "$(kmode)" = $m ]
+	ucc mode
+	check "mode $m: shown as $m" [ "$(cat "$W/out")" = $m ]
+done
+
+ucc mode sideways
+expect 1 "mode sideways refused"
+check "mode sideways: says why" grep -q "^usercopyctl: invalid mode 'sideways'" "$W/err"
+check "mode sideways: still enforce" [ "$(kmode)" = enforce ]
+
+if su nobody -s /bin/sh -c true >/dev/null 2>&1; then
+	su nobody -s /bin/sh -c "usercopyctl mode log" >"$W/out" 2>"$W/err" </dev/null
+	rc=$?
+	expect 1 "mode log as nobody refused"
+	check "mode log as nobody: says why" grep -q 'permission denied' "$W/err"
+	check "mode log as nobody: still enforce" [ "$(kmode)" = enforce ]
+	su nobody -s /bin/sh -c "usercopyctl mode" >"$W/out" 2>"$W/err" </dev/null
+	check "mode as nobody: can read the mode" [ "$(cat "$W/out")" = enforce ]
+else
+	skip "unprivileged mode change: cannot run as nobody (su nobody failed)"
+fi
+
+mkdir -p "$SYSCTL_D"
+ucc mode enforce --persist
+expect 0 "mode enforce --persist"
+check "mode --persist: sysctl.d file" grep -q '^kernel.usercopy.mode = enforce$' "$SYSCTL_D/90-usercopy.conf"
+
+# ---- incidents ----------------------------------------------------------------
+
+provoke leak-slab 137
+pid_slab=$vpid
+ucc mode log
+provoke leak-stack 0
+pid_stack=$vpid
+provoke overwrite-slab 0
+pid_over=$vpid
+ucc mode enforce
+check "back to enforce" [ "$(kmode)" = enforce ]
+
+violations1=$(cat $SYS/violations)
+check "violations went up by 3 ($violations0 -> $violations1)" [ $((violations1 - violations0)) -ge 3 ]
+
+# report_one PID EXPECTED_ROW
+report_one() {
+	ucc report -f "$LOG" --pid "$1" -n -r -o PID,DIRECTION,REGION,ACTION
+	if [ "$rc" = 0 ] && [ "$(cat "$W/out")" = "$2" ]; then
+		pass "report --pid $1: $2"
+	else
+		fail "report --pid $1: expected '$2' (exit $rc)"
+		show "$W/out" "$W/err"
+	fi
+}
+report_one $pid_slab "$pid_slab exposure slab blocked"
+report_one $pid_stack "$pid_stack exposure stack logged"
+report_one $pid_over "$pid_over overwrite slab logged"
+
+ucc report -f "$LOG" --incidents --since @"$start" -n -r -o PID
+expect 0 "report --since the start"
+for p in $pid_slab $pid_stack $pid_over; do
+	check "report: exactly one incident of pid $p" [ "$(grep -c "^$p\$" "$W/out")" = 1 ]
+done
+echo "# incidents since the start: $(wc -l <"$W/out") (provoked: 3)"
+[ -s "$W/err" ] && show "$W/err"
+
+ucc report -f "$LOG" -J --pid $pid_slab
+expect 0 "report -J --pid"
+check "report -J: the incident" grep -q "\"pid\": $pid_slab," "$W/out"
+check "report -J: blocked" grep -q '"action": "blocked"' "$W/out"
+check "report -J: comm" grep -q '"comm": "uc-victim"' "$W/out"
+
+ucc report -f "$LOG" --mode-changes --since @"$start" -n -r
+expect 0 "report --mode-changes"
+check "report: the change from enforce to log, accepted" grep -q ' enforce log 0 0 .* accepted$' "$W/out"
+check "report: the change from log to enforce, accepted" grep -q ' log enforce 0 0 .* accepted$' "$W/out"
+show "$W/out"
+
+ucc status -f "$LOG"
+check "status: latest incidents list the last one" grep -q " $pid_over .*logged" "$W/out"
+
+# ---- monitor ------------------------------------------------------------------
+
+usercopyctl monitor --count 1 --timeout 10 -J >"$W/mon" 2>"$W/monerr" &
+mpid=$!
+sleep 1
+uc-victim leak-slab >/dev/null 2>&1 &
+vpid=$!
+{ wait $vpid; } 2>/dev/null
+wait $mpid
+rc=$?
+expect 0 "monitor --count 1 saw an incident and exited 0"
+check "monitor: the incident of pid $vpid" grep -q "\"pid\": $vpid," "$W/mon"
+check "monitor: one JSON line" [ "$(wc -l <"$W/mon")" = 1 ]
+check "monitor: blocked" grep -q '"action": "blocked"' "$W/mon"
+show "$W/mon" "$W/monerr"
+
+usercopyctl monitor --timeout 20 >"$W/mon" 2>"$W/monerr" &
+mpid=$!
+sleep 1
+kill -INT $mpid
+wait $mpid
+rc=$?
+expect 0 "monitor ends cleanly on SIGINT"
+
+# ---- lock (last) --------------------------------------------------------------
+
+check "enforce before locking" [ "$(kmode)" = enforce ]
+ucc lock
+expect 1 "lock without --yes and without a terminal refused"
+check "lock refused: still unlocked" [ "$(cat $SYS/locked)" = 0 ]
+ucc lock --yes
+expect 0 "lock --yes"
+check "lock --yes: locked" [ "$(cat $SYS/locked)" = 1 ]
+ucc mode log
+expect 1 "mode log after lock refused"
+check "mode log after lock: says locked" grep -q 'locked' "$W/err"
+check "mode log after lock: still enforce" [ "$(kmode)" = enforce ]
+ucc status -f "$LOG"
+check "status: locked" grep -q '^Locked: *yes' "$W/out"
+ucc report -f "$LOG" --mode-changes --since @"$start" -n -r
+check "report: the lock, accepted" grep -q ' enforce enforce 0 1 .* accepted$' "$W/out"
+
+rm -rf "$W"
+echo "# usercopyctl guest tests done"
+exit 0
