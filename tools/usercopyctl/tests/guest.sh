@@ -3,8 +3,9 @@
 #
 # Expects, as root: usercopyctl on PATH, auditd writing $LOG, the kernel
 # in enforce mode and unlocked, and uc-victim on PATH (uc-victim
-# leak-slab|leak-stack|overwrite-slab makes exactly one violation: killed
-# by SIGKILL in enforce mode, exit 0 in log mode).
+# leak-slab|leak-whitelist|overwrite-whitelist makes exactly one violation
+# through tests/kmod's uc_buggy: killed by SIGKILL in enforce mode, exit 0
+# in log mode).
 #
 # Prints TAP lines ("ok - ...", "not ok - ...", "# ...") and exits 0.
 # Locks the mode (in enforce) as its last step.
@@ -102,7 +103,7 @@ check "status: mode enforce" grep -q '^Mode: *enforce' "$W/out"
 check "status: not locked" grep -q '^Locked: *no$' "$W/out"
 check "status: violation count" grep -q "^Violations: *$violations0 since boot" "$W/out"
 check "status: hardened usercopy" grep -q '^  hardened usercopy: *yes$' "$W/out"
-check "status: stack frame checking known" grep -Eq '^  stack frames: *(frame \((ORC|frame pointer)\)|stack bounds only)$' "$W/out"
+check "status: stack frame checking known" grep -Eq '^  stack frames: *(frame \(frame pointer\)|stack bounds only( \(ORC\))?)$' "$W/out"
 check "status: whitelisting active" grep -q '^  whitelisting: *active' "$W/out"
 
 ucc status -J -f "$LOG"
@@ -152,10 +153,11 @@ check "mode --persist: sysctl.d file" grep -q '^kernel.usercopy.mode = enforce$'
 provoke leak-slab 137
 pid_slab=$vpid
 ucc mode log
-provoke leak-stack 0
-pid_stack=$vpid
-provoke overwrite-slab 0
+provoke leak-whitelist 0
+pid_wl=$vpid
+provoke overwrite-whitelist 0
 pid_over=$vpid
+echo reset >/sys/kernel/debug/uc_buggy/state 2>/dev/null
 ucc mode enforce
 check "back to enforce" [ "$(kmode)" = enforce ]
 
@@ -173,12 +175,12 @@ report_one() {
 	fi
 }
 report_one $pid_slab "$pid_slab exposure slab blocked"
-report_one $pid_stack "$pid_stack exposure stack logged"
+report_one $pid_wl "$pid_wl exposure slab logged"
 report_one $pid_over "$pid_over overwrite slab logged"
 
 ucc report -f "$LOG" --incidents --since @"$start" -n -r -o PID
 expect 0 "report --since the start"
-for p in $pid_slab $pid_stack $pid_over; do
+for p in $pid_slab $pid_wl $pid_over; do
 	check "report: exactly one incident of pid $p" [ "$(grep -c "^$p\$" "$W/out")" = 1 ]
 done
 echo "# incidents since the start: $(wc -l <"$W/out") (provoked: 3)"
