@@ -6,7 +6,7 @@
 set -euo pipefail
 
 dir=$1
-log=$(dirname "$dir")/../logs/demo.console
+log=$(realpath -m --relative-to=. "$(dirname "$dir")/../logs/demo.console")
 mkdir -p "$(dirname "$log")"
 accel=tcg
 [ "$(cat "$(dirname "$log")/accel" 2>/dev/null)" = kvm ] && accel=kvm

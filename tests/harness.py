@@ -23,9 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK_PLAN = [
     ("orc-enforce", "orc", "",
      "auditd,kunit,lkdtm,violations,sysctl,mode-log,lkdtm,violations,"
-     "mode-off,lkdtm,violations,mode-enforce,mode-switch,usercopyctl,lock"),
+     "mode-off,lkdtm,violations,mode-enforce,mode-switch,usercopyctl,lock,"
+     "audit-log"),
     ("orc-boot-log", "orc", "usercopy_mode=log",
-     "expect-log,auditd,violations"),
+     "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
      "expect-off,auditd,violations"),
     ("fp-enforce", "fp", "",
@@ -138,6 +139,11 @@ def boot(name, kernel, initrd, append, logdir, timeout, accel):
     out = open(tap, errors="replace").read() if os.path.exists(tap) else ""
 
     parse_tap(name, out, res)
+    if "# audit.log begin" in out:
+        with open(os.path.join(logdir, name + ".audit.log"), "w") as f:
+            for line in out.splitlines():
+                if line.startswith("#| "):
+                    f.write(line[3:] + "\n")
     for line in con.splitlines():
         m = KTAP_SUB.match(line)
         if m:

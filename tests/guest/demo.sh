@@ -12,13 +12,13 @@ last_audit() {
 	done
 	grep "type=UNKNOWN\[1790\].*pid=$1 " /var/log/audit/audit.log | tail -1 | sed 's/^/  /'
 }
-attack() { # attack KIND LEN: run uc-victim in the background, remember its pid
-	uc-victim "$1" "$2" >/tmp/victim.out 2>&1 &
-	pid=$!
-	wait $pid
+attack() { # attack KIND LEN: run uc-victim, remember its pid and status
+	sh -c 'echo $$ >/tmp/victim.pid; exec uc-victim "$@"' - "$1" "$2" \
+		>/tmp/victim.out 2>&1
 	rc=$?
-	sed 's/^/  /' /tmp/victim.out
-	[ $rc = 137 ] && say "  Killed (SIGKILL)"
+	pid=$(cat /tmp/victim.pid)
+	say "  $(cat /tmp/victim.out)"
+	[ $rc = 137 ] && say "  (SIGKILL from the kernel: the read or write never returned)"
 }
 mode() {
 	if command -v usercopyctl >/dev/null; then
@@ -97,7 +97,7 @@ say ""
 say "--- 5. What the admin sees -------------------------------------"
 say "kernel.usercopy.violations = $(cat /proc/sys/kernel/usercopy/violations)"
 if command -v usercopyctl >/dev/null; then
-	run usercopyctl report
+	run usercopyctl report -o TIME,DIRECTION,REGION,CACHE,OFFSET,LENGTH,PID,COMM,ACTION
 fi
 say ""
 say "Demo finished; the guest powers off."

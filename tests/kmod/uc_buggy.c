@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uc_buggy: a deliberately buggy driver for the usercopy-hardening tests.
+ *
+ * Its debugfs files copy as many bytes as user space asks for, the way
+ * drivers with a missing bounds check do:
+ *
+ *   slab       read: copy_to_user() from a 64-byte kmalloc object
+ *   whitelist  read/write: copy_to_user()/copy_from_user() at the 32-byte
+ *              usercopy whitelist of a 128-byte object of the cache
+ *              uc_buggy_wl; the rest of the object is secret (0x5a)
+ *   stack      read: copy_to_user() from a 32-byte stack buffer
+ *   state      read: whether the secret part of the whitelist object is
+ *              intact; write "reset" to restore it
+ *
+ * Lengths are capped so that, when the kernel lets a bad copy proceed (log
+ * or off mode), it stays inside memory the module owns or may read.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define SECRET		0x5a
+#define WL_SIZE		128
+#define WL_OFFSET	32
+#define WL_LEN		32
+
+static struct dentry *dir;
+static struct kmem_cache *wl_cache;
+static char *wl_obj;
+static char *slab_obj;
+
+static void wl_reset(void)
+{
+	memset(wl_obj, SECRET, WL_SIZE);
+	memset(wl_obj + WL_OFFSET, 'W', WL_LEN);
+}
+
+static ssize_t copied(size_t count, unsigned long left)
+{
+	return left ? -EFAULT : count;
+}
+
+static ssize_t slab_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	count = min_t(size_t, count, 256);
+	return copied(count, copy_to_user(buf, slab_obj, count));
+}
+
+static ssize_t wl_read(struct file *file, char __user *buf, size_t count,
+		       loff_t *ppos)
+{
+	count = min_t(size_t, count, WL_SIZE - WL_OFFSET);
+	return copied(count, copy_to_user(buf, wl_obj + WL_OFFSET, count));
+}
+
+static ssize_t wl_write(struct file *file, const char __user *buf,
+			size_t count, loff_t *ppos)
+{
+	if (count > WL_SIZE - WL_OFFSET)
+		return -EINVAL;
+	return copied(count, copy_from_user(wl_obj + WL_OFFSET, buf, count));
+}
+
+/* Not inlined, so that buf lives in a frame of its own. */
+static noinline ssize_t stack_copy(char __user *ubuf, size_t count)
+{
+	char buf[32];
+
+	memset(buf, 'S', sizeof(buf));
+	OPTIMIZER_HIDE_VAR(count);
+	return copied(count, copy_to_user(ubuf, buf, count));
+}
+
+static ssize_t stack_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	return stack_copy(buf, min_t(size_t, count, 256));
+}
+
+static ssize_t state_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	char msg[32];
+	int i, changed = 0;
+
+	for (i = 0; i < WL_SIZE; i++)
+		if ((i < WL_OFFSET || i >= WL_OFFSET + WL_LEN) &&
+		    wl_obj[i] != SECRET)
+			changed++;
+	if (changed)
+		snprintf(msg, sizeof(msg), "corrupted %d\n", changed);
+	else
+		strscpy(msg, "intact\n", sizeof(msg));
+	return simple_read_from_buffer(buf, count, ppos, msg, strlen(msg));
+}
+
+static ssize_t state_write(struct file *file, const char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	char cmd[8] = { };
+
+	if (count >= sizeof(cmd) || copy_from_user(cmd, buf, count))
+		return -EINVAL;
+	if (!sysfs_streq(cmd, "reset"))
+		return -EINVAL;
+	wl_reset();
+	return count;
+}
+
+static const struct file_operations slab_fops = {
+	.read = slab_read,
+};
+
+static const struct file_operations wl_fops = {
+	.read = wl_read,
+	.write = wl_write,
+};
+
+static const struct file_operations stack_fops = {
+	.read = stack_read,
+};
+
+static const struct file_operations state_fops = {
+	.read = state_read,
+	.write = state_write,
+};
+
+static int __init uc_buggy_init(void)
+{
+	slab_obj = kmalloc(64, GFP_KERNEL);
+	wl_cache = kmem_cache_create_usercopy("uc_buggy_wl", WL_SIZE, 0, 0,
+					      WL_OFFSET, WL_LEN, NULL);
+	if (!slab_obj || !wl_cache)
+		goto fail;
+	wl_obj = kmem_cache_alloc(wl_cache, GFP_KERNEL);
+	if (!wl_obj)
+		goto fail;
+	memset(slab_obj, SECRET, 64);
+	wl_reset();
+
+	dir = debugfs_create_dir("uc_buggy", NULL);
+	debugfs_create_file("slab", 0444, dir, NULL, &slab_fops);
+	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
+	debugfs_create_file("stack", 0444, dir, NULL, &stack_fops);
+	debugfs_create_file("state", 0644, dir, NULL, &state_fops);
+	return 0;
+fail:
+	kmem_cache_destroy(wl_cache);
+	kfree(slab_obj);
+	return -ENOMEM;
+}
+
+static void __exit uc_buggy_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	kmem_cache_free(wl_cache, wl_obj);
+	kmem_cache_destroy(wl_cache);
+	kfree(slab_obj);
+}
+
+module_init(uc_buggy_init);
+module_exit(uc_buggy_exit);
+MODULE_DESCRIPTION("Deliberately buggy driver for usercopy hardening tests");
+MODULE_LICENSE("GPL");
