@@ -1024,14 +1024,22 @@ int uc_monitor(const struct uc_monitor_opts *mo)
 			ret = UC_EXIT_FAILURE;
 			break;
 		}
-		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, (size_t)n);
-		     nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_type == NLMSG_DONE ||
-			    nlh->nlmsg_type == NLMSG_ERROR)
-				continue;
-			feed_message(au, nlh->nlmsg_type, NLMSG_DATA(nlh),
-				     nlh->nlmsg_len - NLMSG_HDRLEN);
-		}
+		/*
+		 * The audit multicast group sends one record per datagram,
+		 * and the kernel sets nlmsg_len to the length of the payload
+		 * alone (an old quirk auditd relies on too), so the NLMSG_NEXT
+		 * walk does not apply: take the one message and trust no
+		 * length beyond what was received.
+		 */
+		if ((size_t)n < NLMSG_HDRLEN)
+			continue;
+		nlh = (struct nlmsghdr *)buf;
+		if (nlh->nlmsg_type == NLMSG_DONE ||
+		    nlh->nlmsg_type == NLMSG_ERROR)
+			continue;
+		feed_message(au, nlh->nlmsg_type, NLMSG_DATA(nlh),
+			     nlh->nlmsg_len < (size_t)n - NLMSG_HDRLEN ?
+			     nlh->nlmsg_len : (size_t)n - NLMSG_HDRLEN);
 	}
 	auparse_flush_feed(au);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
