@@ -70,6 +70,7 @@ CONF
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 echo 'passwd: files' >"$root/etc/nsswitch.conf"
+printf '/bin/sh\n/bin/ash\n' >"$root/etc/shells"
 
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"
