@@ -99,7 +99,7 @@ $(B)/guest-bin/%: tests/guest/%.c
 $(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) tools FORCE
 	@mkdir -p $(B)/guest/$* $(B)/kmod/$*
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' tests/kmod/ $(B)/kmod/$*/
-	@$(MAKE) -s -C $(B)/obj/$* M=$(B)/kmod/$* CC="ccache gcc" modules
+	@$(MAKE) -s -C $(B)/obj/$* M=$(CURDIR)/$(B)/kmod/$* CC="ccache gcc" modules
 	@cp $(B)/obj/$*/arch/x86/boot/bzImage $(B)/guest/$*/bzImage
 	@tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko $(B)/guest-bin tools/usercopyctl
 	@echo "  GUEST   $(B)/guest/$*"

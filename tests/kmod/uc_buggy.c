@@ -10,6 +10,7 @@
  *              usercopy whitelist of a 128-byte object of the cache
  *              uc_buggy_wl; the rest of the object is secret (0x5a)
  *   stack      read: copy_to_user() from a 32-byte stack buffer
+ *   fixed      read: the same from a buffer whose size the compiler knows
  *   state      read: whether the secret part of the whitelist object is
  *              intact; write "reset" to restore it
  *
@@ -66,20 +67,40 @@ static ssize_t wl_write(struct file *file, const char __user *buf,
 	return copied(count, copy_from_user(wl_obj + WL_OFFSET, buf, count));
 }
 
-/* Not inlined, so that buf lives in a frame of its own. */
+/*
+ * Not inlined, so that buf lives in a frame of its own.  The compiler must
+ * not see the buffer's size, or check_copy_size() would catch the overrun
+ * before the stack check does (that is what the "fixed" file is for).
+ */
 static noinline ssize_t stack_copy(char __user *ubuf, size_t count)
 {
 	char buf[32];
+	char *p = buf;
 
 	memset(buf, 'S', sizeof(buf));
-	OPTIMIZER_HIDE_VAR(count);
-	return copied(count, copy_to_user(ubuf, buf, count));
+	OPTIMIZER_HIDE_VAR(p);
+	return copied(count, copy_to_user(ubuf, p, count));
 }
 
 static ssize_t stack_read(struct file *file, char __user *buf, size_t count,
 			  loff_t *ppos)
 {
 	return stack_copy(buf, min_t(size_t, count, 256));
+}
+
+/* The same bug where the compiler knows the size of the buffer. */
+static noinline ssize_t fixed_copy(char __user *ubuf, size_t count)
+{
+	char buf[32];
+
+	memset(buf, 'F', sizeof(buf));
+	return copied(count, copy_to_user(ubuf, buf, count));
+}
+
+static ssize_t fixed_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	return fixed_copy(buf, min_t(size_t, count, 256));
 }
 
 static ssize_t state_read(struct file *file, char __user *buf, size_t count,
@@ -125,6 +146,10 @@ static const struct file_operations stack_fops = {
 	.read = stack_read,
 };
 
+static const struct file_operations fixed_fops = {
+	.read = fixed_read,
+};
+
 static const struct file_operations state_fops = {
 	.read = state_read,
 	.write = state_write,
@@ -147,6 +172,7 @@ static int __init uc_buggy_init(void)
 	debugfs_create_file("slab", 0444, dir, NULL, &slab_fops);
 	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
 	debugfs_create_file("stack", 0444, dir, NULL, &stack_fops);
+	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
 	debugfs_create_file("state", 0644, dir, NULL, &state_fops);
 	return 0;
 fail:

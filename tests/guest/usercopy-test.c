@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usercopy-test: the guest's tests of the kernel interface of the
+ * usercopy-hardening series (sysctls, reaction, reports).  Prints TAP
+ * ("ok - ...", "not ok - ...", "# ...") and exits 1 if anything failed.
+ *
+ *   usercopy-test violations [--frame-check=yes|no]
+ *	every bad copy of tests/kmod's uc_buggy, in the current mode: was the
+ *	process killed, did kernel bytes reach user space, the counter, the
+ *	kernel log line, the audit record live from the audit multicast group
+ *	and in auditd's log; and in-bounds copies that must never be reported
+ *   usercopy-test sysctl	bad input and privilege checks of the sysctls
+ *   usercopy-test mode-switch	mode changes while other processes copy
+ *   usercopy-test lock		the one-way lock (last: it cannot be undone)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RECORD_MAX 8970	/* MAX_AUDIT_MESSAGE_LENGTH of libaudit */
+
+#ifndef AUDIT_ANOM_USERCOPY
+#define AUDIT_ANOM_USERCOPY 1790
+#endif
+
+#define SYSCTL "/proc/sys/kernel/usercopy/"
+#define BUGGY "/sys/kernel/debug/uc_buggy/"
+#define AUDIT_LOG "/var/log/audit/audit.log"
+
+static int failures;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		printf("# %.*s\n", len, p);
+		p += len + (nl != NULL);
+	}
+	fflush(stdout);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* ---- sysctls --------------------------------------------------------- */
+
+static void sysctl_read(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), SYSCTL "%s", name);
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static long sysctl_long(const char *name)
+{
+	char buf[64];
+
+	sysctl_read(name, buf, sizeof(buf));
+	return strtol(buf, NULL, 10);
+}
+
+static const char *mode(void)
+{
+	static char buf[32];
+
+	sysctl_read("mode", buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Returns 0 if the write was accepted, else the errno of open or write. */
+static int sysctl_write(const char *name, const char *data, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), SYSCTL "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	n = write(fd, data, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+static int set_mode(const char *m)
+{
+	return sysctl_write("mode", m, strlen(m));
+}
+
+/* ---- kernel log ------------------------------------------------------ */
+
+static int kmsg_fd = -1;
+
+static void kmsg_mark(void)
+{
+	if (kmsg_fd < 0)
+		kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/* The kernel log since kmsg_mark(), one message per line. */
+static char *kmsg_since(void)
+{
+	static char log[1 << 16];
+	char rec[8192];
+	size_t used = 0;
+	ssize_t n;
+
+	log[0] = '\0';
+	while ((n = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 ||
+	       (n < 0 && errno == EPIPE)) {
+		char *msg;
+
+		if (n < 0)
+			continue;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		msg[strcspn(msg, "\n")] = '\0';
+		if (used + strlen(msg) + 2 < sizeof(log))
+			used += sprintf(log + used, "%s\n", msg);
+	}
+	return log;
+}
+
+/* The line of @log that contains all the strings of @want, or NULL. */
+static const char *find_line(const char *log, const char *const *want,
+			     int nwant, char *line, size_t size)
+{
+	const char *p = log;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		int i;
+
+		snprintf(line, size, "%.*s", (int)len, p);
+		for (i = 0; i < nwant && strstr(line, want[i]); i++)
+			;
+		if (i == nwant)
+			return line;
+		p += len + (p[len] == '\n');
+	}
+	return NULL;
+}
+
+/* ---- audit ----------------------------------------------------------- */
+
+static int audit_fd = -1;
+
+static int audit_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1 << (AUDIT_NLGRP_READLOG - 1),
+	};
+
+	audit_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (audit_fd < 0 || bind(audit_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		tap(0, "join the audit multicast group: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Wait up to @ms for a record of @type whose text contains every string
+ * of @want; copy it to @out.  One record per datagram, and nlmsg_len is
+ * the length of the text alone.
+ */
+static int audit_wait(int type, const char *const *want, int nwant, int ms,
+		      char *out, size_t size)
+{
+	long long end = now_ms() + ms;
+	char buf[RECORD_MAX + NLMSG_HDRLEN];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = audit_fd, .events = POLLIN };
+		long long left = end - now_ms();
+		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+		size_t len;
+		ssize_t n;
+		int i;
+
+		if (left < 0 || poll(&pfd, 1, (int)left) <= 0)
+			return 0;
+		n = recv(audit_fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < (ssize_t)NLMSG_HDRLEN || nlh->nlmsg_type != type)
+			continue;
+		len = n - NLMSG_HDRLEN;
+		if (nlh->nlmsg_len < len)
+			len = nlh->nlmsg_len;
+		snprintf(out, size, "%.*s", (int)len, (char *)NLMSG_DATA(nlh));
+		for (i = 0; i < nwant && strstr(out, want[i]); i++)
+			;
+		if (i == nwant)
+			return 1;
+	}
+}
+
+static void audit_drain(void)
+{
+	char buf[RECORD_MAX + NLMSG_HDRLEN];
+
+	while (recv(audit_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* 1 if auditd's log has a line with all of @want (polling up to 5 s). */
+static int auditd_has(const char *const *want, int nwant)
+{
+	long long end = now_ms() + 5000;
+	char line[4096];
+
+	do {
+		FILE *f = fopen(AUDIT_LOG, "r");
+
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f)) {
+			int i;
+
+			for (i = 0; i < nwant && strstr(line, want[i]); i++)
+				;
+			if (i == nwant) {
+				fclose(f);
+				return 1;
+			}
+		}
+		fclose(f);
+		usleep(100000);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/* ---- uc_buggy -------------------------------------------------------- */
+
+static void buggy_state(char *buf, size_t size)
+{
+	int fd = open(BUGGY "state", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+static void buggy_reset(void)
+{
+	int fd = open(BUGGY "state", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "reset", 5) != 5)
+			perror("reset");
+		close(fd);
+	}
+}
+
+/* One copy of @len bytes through uc_buggy/@file; 0 if it worked. */
+static int buggy_copy(const char *file, int out, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), BUGGY "%s", file);
+	fd = open(path, out ? O_WRONLY : O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = out ? write(fd, buf, len) : read(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int tap_line(const char *found, const char *name, const char *m)
+{
+	if (found)
+		tap(1, "%s in %s mode: kernel log: %s", name, m, found);
+	else
+		tap(0, "%s in %s mode: the kernel log line", name, m);
+	return found != NULL;
+}
+
+struct scenario {
+	const char *name;
+	const char *file;
+	int overwrite;		/* copy_from_user() into the kernel */
+	size_t len, field;	/* length of the copy, of the legitimate part */
+	const char *log;	/* what the kernel log line says */
+	const char *record;	/* what the audit record says */
+	int frame_only;		/* caught only with frame checking */
+	int always_refused;	/* an object of known size: refused in any mode */
+};
+
+static const struct scenario scenarios[] = {
+	{ "leak-slab", "slab", 0, 128, 64,
+	  "exposure of slab object (cache kmalloc-64, offset 0, len 128)",
+	  "op=exposure region=slab cache=kmalloc-64 offset=0 len=128 ", 0, 0 },
+	{ "leak-whitelist", "whitelist", 0, 64, 32,
+	  "exposure of slab object (cache uc_buggy_wl, offset 32, len 64)",
+	  "op=exposure region=slab cache=uc_buggy_wl offset=32 len=64 ", 0, 0 },
+	{ "overwrite-whitelist", "whitelist", 1, 64, 32,
+	  "overwrite of slab object (cache uc_buggy_wl, offset 32, len 64)",
+	  "op=overwrite region=slab cache=uc_buggy_wl offset=32 len=64 ", 0, 0 },
+	{ "leak-stack", "stack", 0, 64, 32,
+	  "exposure of stack object (",
+	  "op=exposure region=stack cache=? ", 1, 0 },
+	{ "leak-fixed", "fixed", 0, 64, 32,
+	  "exposure of object of known size (offset 0, len 64)",
+	  "op=exposure region=object cache=? offset=0 len=64 ", 0, 1 },
+};
+
+static void run_scenario(const struct scenario *s, const char *m,
+			 int frame_check)
+{
+	int caught = strcmp(m, "off") && (!s->frame_only || frame_check);
+	int enforce = !strcmp(m, "enforce");
+	int refused = (enforce && caught) || s->always_refused;
+	char pidstr[32], kpid[32], state[64], line[1024], rec[2048];
+	const char *want[4];
+	unsigned char *shared;
+	long before, after;
+	int status, leaked = 0;
+	pid_t pid;
+	size_t i;
+
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED) {
+		tap(0, "%s: mmap: %s", s->name, strerror(errno));
+		return;
+	}
+	memset(shared, s->overwrite ? 'A' : 0, 4096);
+	buggy_reset();
+	audit_drain();
+	kmsg_mark();
+	before = sysctl_long("violations");
+
+	pid = fork();
+	if (pid == 0)
+		_exit(buggy_copy(s->file, s->overwrite, (char *)shared,
+				 s->len) ? 1 : 0);
+	waitpid(pid, &status, 0);
+	after = sysctl_long("violations");
+	snprintf(pidstr, sizeof(pidstr), "pid=%d ", pid);
+	snprintf(kpid, sizeof(kpid), "pid %d ", pid);
+
+	if (enforce && caught)
+		tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		    "%s in %s mode: the process was killed by SIGKILL", s->name, m);
+	else if (refused)
+		tap(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+		    "%s in %s mode: the copy failed and the process lives",
+		    s->name, m);
+	else
+		tap(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "%s in %s mode: the copy went through and the process lives",
+		    s->name, m);
+
+	if (s->overwrite) {
+		buggy_state(state, sizeof(state));
+		if (enforce && caught)
+			tap(!strcmp(state, "intact"),
+			    "%s in %s mode: the kernel object is intact (%s)",
+			    s->name, m, state);
+		else
+			tap(!strncmp(state, "corrupted", 9),
+			    "%s in %s mode: the overwrite happened (%s)",
+			    s->name, m, state);
+		buggy_reset();
+	} else {
+		for (i = s->field; i < s->len; i++)
+			leaked += shared[i] != 0;
+		if (refused) {
+			for (i = 0; i < s->len; i++)
+				leaked += shared[i] != 0;
+			tap(!leaked, "%s in %s mode: no kernel byte reached user space",
+			    s->name, m);
+		} else {
+			tap(leaked > 0, "%s in %s mode: the copy leaked %d bytes beyond the field",
+			    s->name, m, leaked);
+		}
+	}
+
+	tap(after - before == (caught ? 1 : 0),
+	    "%s in %s mode: kernel.usercopy.violations went up by %d (%ld)",
+	    s->name, m, caught, after - before);
+
+	want[0] = "usercopy: ";
+	want[1] = s->log;
+	want[2] = kpid;
+	if (caught) {
+		char tail[64];
+
+		snprintf(tail, sizeof(tail), "mode %s: copy %s", m,
+			 enforce ? "refused, process killed" :
+			 refused ? "refused" : "allowed");
+		want[3] = tail;
+		if (!tap_line(find_line(kmsg_since(), want, 4, line, sizeof(line)),
+			      s->name, m))
+			diag(kmsg_since());
+	} else {
+		want[1] = kpid;
+		tap(!find_line(kmsg_since(), want, 2, line, sizeof(line)),
+		    "%s in %s mode: no kernel log line", s->name, m);
+	}
+
+	want[0] = s->record;
+	want[1] = pidstr;
+	if (caught) {
+		want[2] = enforce ? " permissive=0 res=0" :
+			  refused ? " permissive=1 res=0" : " permissive=1 res=1";
+		if (audit_wait(AUDIT_ANOM_USERCOPY, want, 3, 3000, rec, sizeof(rec)))
+			tap(1, "%s in %s mode: live audit record: %s", s->name, m, rec);
+		else
+			tap(0, "%s in %s mode: live audit record with '%s', '%s', '%s'",
+			    s->name, m, want[0], want[1], want[2]);
+		want[2] = want[2] + 1;
+		want[3] = "type=UNKNOWN[1790] ";
+		switch (auditd_has(want, 4)) {
+		case 1:
+			tap(1, "%s in %s mode: the record is in auditd's log", s->name, m);
+			break;
+		case 0:
+			tap(0, "%s in %s mode: the record is in auditd's log", s->name, m);
+			break;
+		default:
+			tap(1, "%s in %s mode: auditd's log # SKIP auditd not running",
+			    s->name, m);
+		}
+	} else {
+		tap(!audit_wait(AUDIT_ANOM_USERCOPY, want + 1, 1, 1000, rec,
+				sizeof(rec)),
+		    "%s in %s mode: no audit record", s->name, m);
+	}
+	munmap(shared, 4096);
+}
+
+/* Copies inside the objects: never refused, never reported. */
+static void legit(const char *m)
+{
+	char buf[64];
+	long before = sysctl_long("violations");
+	int bad = 0;
+
+	kmsg_mark();
+	memset(buf, 'W', sizeof(buf));
+	bad |= buggy_copy("slab", 0, buf, 64);
+	bad |= buggy_copy("whitelist", 0, buf, 32);
+	bad |= buggy_copy("whitelist", 0, buf + 8, 8);
+	memset(buf, 'W', sizeof(buf));
+	bad |= buggy_copy("whitelist", 1, buf, 32);
+	bad |= buggy_copy("stack", 0, buf, 32);
+	tap(!bad, "in-bounds copies work in %s mode", m);
+	tap(sysctl_long("violations") == before,
+	    "in-bounds copies are not counted in %s mode", m);
+	tap(!strstr(kmsg_since(), "usercopy: "),
+	    "in-bounds copies are not reported in %s mode", m);
+}
+
+static int cmd_violations(int frame_check)
+{
+	char m[32];
+	size_t i;
+
+	snprintf(m, sizeof(m), "%s", mode());
+	printf("# mode %s, frame checking %s\n", m, frame_check ? "yes" : "no");
+	if (audit_open())
+		return 1;
+	legit(m);
+	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		run_scenario(&scenarios[i], m, frame_check);
+	return failures != 0;
+}
+
+/* ---- sysctls: bad input and privileges ---------------------------------- */
+
+static void refused(const char *name, const char *data, size_t len,
+		    const char *what, int err1, int err2)
+{
+	char before[64], after[64];
+	int err;
+
+	sysctl_read(name, before, sizeof(before));
+	err = sysctl_write(name, data, len);
+	sysctl_read(name, after, sizeof(after));
+	tap((err == err1 || err == err2) && !strcmp(before, after),
+	    "%s: writing %s fails with %s and changes nothing (got %s)",
+	    name, what, strerror(err1), err ? strerror(err) : "success");
+}
+
+/* Run @fn in a child and return its exit status. */
+static int in_child(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn());
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	int ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+static int as_nobody(void)
+{
+	if (setgid(65534) || setuid(65534))
+		return 100;
+	return set_mode("off");
+}
+
+static int as_userns_root(void)
+{
+	if (unshare(CLONE_NEWUSER) ||
+	    write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", "0 0 1") ||
+	    write_file("/proc/self/gid_map", "0 0 1"))
+		return 100;
+	return set_mode("off");
+}
+
+static int cmd_sysctl(void)
+{
+	char buf[5000], saved[32], rec[2048];
+	const char *want[3];
+	int err;
+
+	snprintf(saved, sizeof(saved), "%s", mode());
+	if (audit_open())
+		return 1;
+
+	sysctl_read("modes_avail", buf, sizeof(buf));
+	tap(!strcmp(buf, "off log enforce\n"), "modes_avail reads 'off log enforce'");
+	refused("modes_avail", "off", 3, "'off'", EACCES, EPERM);
+	refused("violations", "0", 1, "'0'", EACCES, EPERM);
+
+	refused("mode", "bogus", 5, "'bogus'", EINVAL, EINVAL);
+	refused("mode", "enforce2", 8, "'enforce2'", EINVAL, EINVAL);
+	refused("mode", "LOG", 3, "'LOG'", EINVAL, EINVAL);
+	refused("mode", "1", 1, "'1'", EINVAL, EINVAL);
+	refused("mode", "", 0, "nothing", EINVAL, EINVAL);
+	refused("mode", "\n", 1, "a newline", EINVAL, EINVAL);
+	refused("mode", "log\0", 4, "'log' and a NUL", EINVAL, EINVAL);
+	memset(buf, 'a', 4096);
+	refused("mode", buf, 4096, "4096 bytes", EINVAL, EINVAL);
+	refused("locked", "2", 1, "'2'", EINVAL, EINVAL);
+	refused("locked", "yes", 3, "'yes'", EINVAL, EINVAL);
+	refused("locked", buf, 4096, "4096 bytes", EINVAL, EINVAL);
+
+	audit_drain();
+	err = set_mode("log\n");
+	tap(!err && !strcmp(mode(), "log"), "mode: 'log\\n' is accepted");
+	want[0] = "op=usercopy-mode old=enforce new=log old_lock=0 new_lock=0 ";
+	want[1] = " res=1";
+	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+	    "mode: CONFIG_CHANGE record of the accepted change");
+	audit_drain();
+	set_mode("bogus");
+	want[0] = "op=usercopy-mode old=log new=? ";
+	want[1] = " res=0";
+	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+	    "mode: CONFIG_CHANGE record of the refused write");
+	err = set_mode("enforce");
+	tap(!err && !strcmp(mode(), "enforce"), "mode: 'enforce' is accepted");
+
+	err = in_child(as_nobody);
+	tap((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
+	    "mode: an unprivileged user cannot change it (%s)",
+	    err == 100 ? "could not become nobody" : strerror(err));
+	audit_drain();
+	err = in_child(as_userns_root);
+	tap((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
+	    "mode: root in a new user namespace cannot change it (%s)",
+	    err == 100 ? "could not set up the namespace" : strerror(err));
+	want[0] = "op=usercopy-mode old=enforce new=off ";
+	want[1] = " res=0";
+	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+	    "mode: CONFIG_CHANGE record of the write from the user namespace");
+
+	set_mode(saved);
+	return failures != 0;
+}
+
+/* ---- mode changes under load -------------------------------------------- */
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int copier_until_term(void)
+{
+	char buf[64];
+	int bad = 0;
+
+	signal(SIGTERM, on_term);
+	while (!stop) {
+		memset(buf, 'W', sizeof(buf));
+		bad += buggy_copy("slab", 0, buf, 64) != 0;
+		bad += buggy_copy("whitelist", 1, buf, 32) != 0;
+		bad += buggy_copy("stack", 0, buf, 32) != 0;
+	}
+	return bad > 99 ? 99 : bad;
+}
+
+static int cmd_mode_switch(void)
+{
+	static const char *const cycle[] = { "log", "off", "enforce" };
+	long before = sysctl_long("violations");
+	char saved[32];
+	pid_t kids[2];
+	int i, bad = 0, errs = 0;
+
+	snprintf(saved, sizeof(saved), "%s", mode());
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0)
+			_exit(copier_until_term());
+	}
+	for (i = 0; i < 200; i++)
+		errs += set_mode(cycle[i % 3]) != 0;
+	for (i = 0; i < 2; i++) {
+		int status;
+
+		kill(kids[i], SIGTERM);
+		waitpid(kids[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	tap(!errs, "200 mode changes while two processes copy: all accepted");
+	tap(!bad, "no in-bounds copy failed or was killed while the mode changed");
+	tap(sysctl_long("violations") == before,
+	    "no violation was counted while the mode changed");
+	set_mode(saved);
+	tap(!strcmp(mode(), saved), "mode restored to %s", saved);
+	return failures != 0;
+}
+
+/* ---- the lock ------------------------------------------------------------ */
+
+static int cmd_lock(void)
+{
+	char buf[16], rec[2048];
+	const char *want[2];
+	char m[32];
+	int err;
+
+	snprintf(m, sizeof(m), "%s", mode());
+	if (audit_open())
+		return 1;
+	audit_drain();
+	err = sysctl_write("locked", "1\n", 2);
+	sysctl_read("locked", buf, sizeof(buf));
+	tap(!err && !strcmp(buf, "1\n"), "locked: writing 1 locks the mode");
+	want[0] = "new_lock=1 ";
+	want[1] = " res=1";
+	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+	    "locked: CONFIG_CHANGE record of the lock");
+	refused("mode", "log", 3, "'log' when locked", EPERM, EPERM);
+	refused("mode", m, strlen(m), "the current mode when locked", EPERM, EPERM);
+	refused("locked", "0", 1, "0 when locked", EPERM, EPERM);
+	err = sysctl_write("locked", "1", 1);
+	tap(!err, "locked: writing 1 again is fine");
+	tap(!strcmp(mode(), m), "mode is still %s", m);
+	return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "violations"))
+		return cmd_violations(argc > 2 &&
+				      !strcmp(argv[2], "--frame-check=yes"));
+	if (!strcmp(cmd, "sysctl"))
+		return cmd_sysctl();
+	if (!strcmp(cmd, "mode-switch"))
+		return cmd_mode_switch();
+	if (!strcmp(cmd, "lock"))
+		return cmd_lock();
+	fprintf(stderr, "usage: usercopy-test violations [--frame-check=yes|no]|sysctl|mode-switch|lock\n");
+	return 2;
+}
