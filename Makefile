@@ -34,7 +34,7 @@ GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
 
 .PHONY: all tools deps demo check bench kernels guests static dev-tree \
-	export-patches clean distclean
+	export-patches bisect-check clean distclean
 
 all: tools
 
@@ -147,6 +147,14 @@ bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(
 $(B)/guest-bin/ucbench: tests/bench/ucbench.c
 	@mkdir -p $(dir $@)
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# Every prefix of the series builds and boots (slow: one build per patch).
+bisect-check: deps
+	@mkdir -p $(B)/bisect
+	@kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect \
+		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config | \
+		tee $(B)/bisect/result.tap
+	@! grep -q '^not ok' $(B)/bisect/result.tap
 
 # --- developer round trip (README: "Editing the series") --------------------
 

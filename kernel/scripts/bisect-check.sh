@@ -1,0 +1,46 @@
+#!/bin/bash
+# bisect-check.sh TARBALL PATCHDIR WORKDIR FRAGMENT...
+#
+# Check that every prefix of the series builds and boots: for each patch,
+# apply the series up to it to a tree in WORKDIR, build it with the config
+# FRAGMENTs (one O= directory reused, so each step rebuilds what the patch
+# touched), and boot it in QEMU to the end of the guest's /init.  Prints
+# one TAP line per patch.
+set -uo pipefail
+
+tarball=$1 pdir=$2 work=$3
+shift 3
+here=$(dirname "$(realpath "$0")")
+top=$(realpath "$here/../..")
+mkdir -p "$work"
+work=$(realpath "$work")
+initrd=$work/initramfs.cpio.gz
+"$top/tests/mkinitramfs.sh" "$initrd" - /nonexistent - || exit 1
+
+mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$pdir/series" | awk '{print $1}')
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
+	sub=$work/series
+	rm -rf "$sub" && mkdir -p "$sub"
+	for q in "${patches[@]:0:$((i + 1))}"; do
+		cp "$pdir/$q" "$sub/" && echo "$q" >>"$sub/series"
+	done
+	if ! out=$("$here/prepare-tree.sh" "$tarball" "$sub" "$work/src" 2>&1); then
+		echo "not ok - $p: applies"; echo "$out" | sed 's/^/# /'; continue
+	fi
+	if ! out=$("$here/build-kernel.sh" "$work/src" "$work/obj" "$@" 2>&1); then
+		echo "not ok - $p: builds"; echo "$out" | tail -20 | sed 's/^/# /'; continue
+	fi
+	log=$work/boot-$((i + 1)).console
+	timeout 300 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel tcg \
+		-display none -nodefaults -no-reboot \
+		-kernel "$work/obj/arch/x86/boot/bzImage" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 uctest=" \
+		-serial file:"$log" -serial file:"$log.tap" </dev/null
+	if grep -q '^# done' "$log.tap" &&
+	   ! grep -qE 'Kernel panic|Oops: |BUG: |WARNING: ' "$log"; then
+		echo "ok - $p: applies, builds and boots"
+	else
+		echo "not ok - $p: boots (see $log)"
+	fi
+done
