@@ -115,6 +115,8 @@ demo: deps
 static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
 		$(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage
 	@mkdir -p $(B)/logs
+	@echo "  CHECK   build glue"
+	@tests/selftest.sh >$(B)/logs/selftest.tap
 	@echo "  CHECK   checkpatch --strict"
 	@kernel/scripts/checkpatch.sh $(SRC) $(PATCHDIR) >$(B)/logs/checkpatch.tap
 	@echo "  CHECK   sparse"
@@ -127,6 +129,7 @@ static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
 check: deps static guests
 	@python3 tests/harness.py --kernel-dir $(B)/guest --logdir $(B)/logs \
 		--variants $(shell echo $(VARIANTS) | tr ' ' ,) \
+		--tap selftest=$(B)/logs/selftest.tap \
 		--tap checkpatch=$(B)/logs/checkpatch.tap \
 		--tap sparse=$(B)/logs/sparse.tap \
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap
