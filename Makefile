@@ -18,6 +18,9 @@ VARIANTS  ?= orc fp slab
 JOBS      ?= $(shell nproc)
 export JOBS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Paths below the checkout become relative, so that another clone (CI's)
+# finds the objects this one compiled.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
 CFG       := kernel/configs
 FRAGS_orc  := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(CFG)/test.config
