@@ -34,6 +34,7 @@ DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 
 GUEST_SRCS := $(wildcard tests/guest/*.c)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
+.SECONDARY: $(GUEST_BINS)
 SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
 
 .PHONY: all tools deps demo check bench kernels guests static dev-tree \
