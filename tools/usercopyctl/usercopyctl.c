@@ -19,28 +19,30 @@
 
 #define STATUS_INCIDENTS	5
 
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", UC_NAME, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void uc_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs(UC_NAME ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void uc_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs(UC_NAME ": warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((noreturn)) bad_usage(const char *fmt, ...)
