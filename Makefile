@@ -4,6 +4,7 @@
 #   make demo     build, boot the patched kernel in QEMU, show an attack
 #   make check    every test: static checks, kernel builds, guest boots
 #   make bench    instruction counts of the usercopy paths (QEMU -icount)
+#   make bench-trace  the same for one system call, function by function
 #
 # Kernel trees and builds live in build/ (see README.md for the layout).
 
@@ -37,7 +38,7 @@ GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
 SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
 
-.PHONY: all tools deps demo check bench kernels guests static dev-tree \
+.PHONY: all tools deps demo check bench bench-trace kernels guests static dev-tree \
 	export-patches bisect-check clean distclean
 
 all: tools
@@ -82,13 +83,13 @@ $(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 define bench_kernels
 $(B)/obj/bench-$(1)-nohu/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-nohu"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/nohu.config
 $(B)/obj/bench-$(1)-mainline/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-mainline"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/usercopy.config
 $(B)/obj/bench-$(1)/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 	@echo "  KERNEL  bench-$(1)"
-	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/usercopy.config
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
@@ -141,15 +142,28 @@ check: deps static guests
 BENCH_UNW ?= fp orc
 BENCH_KERNELS := $(foreach u,$(BENCH_UNW),bench-$(u)-nohu bench-$(u)-mainline bench-$(u))
 
-bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(B)/guest-bin/ucbench
-	@mkdir -p $(B)/bench/guest $(B)/bench/bin
-	@cp $(B)/guest-bin/ucbench $(B)/bench/bin/
-	@tests/mkinitramfs.sh $(B)/bench/guest/initramfs.cpio.gz - $(B)/bench/bin -
+bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(B)/bench/guest/initramfs.cpio.gz
 	@for k in $(BENCH_KERNELS); do mkdir -p $(B)/bench/$$k; \
 		cp $(B)/obj/$$k/arch/x86/boot/bzImage $(B)/bench/$$k/; done
 	@python3 tests/bench.py --kernels $(B)/bench --guest $(B)/bench/guest \
 		--unwinders $(shell echo $(BENCH_UNW) | tr ' ' ,) \
 		--logdir $(B)/logs --markdown $(B)/bench/table.md
+
+$(B)/bench/guest/initramfs.cpio.gz: $(B)/guest-bin/ucbench tests/mkinitramfs.sh tests/guest/init
+	@mkdir -p $(B)/bench/guest $(B)/bench/bin
+	@cp $(B)/guest-bin/ucbench $(B)/bench/bin/
+	@tests/mkinitramfs.sh $@ - $(B)/bench/bin -
+
+# Where the instructions of one system call go, function by function:
+#   make bench-trace [TRACE_KERNEL=bench-orc] [TRACE_FUNC=__sys_getsockopt]
+#                    [TRACE_APPEND=usercopy_mode=off]
+TRACE_KERNEL ?= bench-fp
+TRACE_FUNC ?= __x64_sys_newfstatat
+bench-trace: deps $(B)/obj/$(TRACE_KERNEL)/arch/x86/boot/bzImage $(B)/bench/guest/initramfs.cpio.gz
+	@$(MAKE) -s deps DEBS=gdb
+	@python3 tests/bench/trace.py --kernel $(B)/obj/$(TRACE_KERNEL) \
+		--guest $(B)/bench/guest --func $(TRACE_FUNC) \
+		--append "$(TRACE_APPEND)"
 
 $(B)/guest-bin/ucbench: tests/bench/ucbench.c
 	@mkdir -p $(dir $@)
