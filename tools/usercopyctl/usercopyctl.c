@@ -2,22 +2,26 @@
  * usercopyctl - inspect and control the kernel's usercopy hardening
  *
  * The command line and the commands status, mode, lock, report and
- * monitor.  See usercopyctl(8).
+ * monitor.  This is the only file that prints errors or exits; see
+ * usercopyctl.h for the other parts, and usercopyctl(8).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "usercopyctl.h"
 
 #define STATUS_INCIDENTS	5
+#define MAX_WARNINGS		20
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
@@ -27,7 +31,7 @@ static void vmessage(const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void uc_err(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) uc_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -36,7 +40,7 @@ void uc_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-void uc_warn(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) uc_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -45,7 +49,8 @@ void uc_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void __attribute__((noreturn)) bad_usage(const char *fmt, ...)
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_usage(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,29 +65,44 @@ static void __attribute__((noreturn)) bad_usage(const char *fmt, ...)
 	exit(UC_EXIT_FAILURE);
 }
 
+static void __attribute__((noreturn)) out_of_memory(void)
+{
+	uc_err("out of memory");
+	exit(UC_EXIT_FAILURE);
+}
+
 static void __attribute__((noreturn)) usage(void)
 {
 	FILE *out = stdout;
+	struct uc_modes m;
+	char names[128];
 
-	fputs("\nUsage:\n"
-	      " " UC_NAME " [options] status\n"
-	      " " UC_NAME " [options] mode [off|log|enforce]\n"
-	      " " UC_NAME " [options] lock\n"
-	      " " UC_NAME " [options] report\n"
-	      " " UC_NAME " [options] monitor\n", out);
+	uc_modes_read(&m);
+	uc_modes_join(&m, "|", "|", names, sizeof(names));
+	fputs("\nUsage:\n", out);
+	fprintf(out, " %s [options] status\n", UC_NAME);
+	fprintf(out, " %s [options] mode [%s] [--persist[=<file>]]\n", UC_NAME, names);
+	fprintf(out, " %s [options] lock [--yes]\n", UC_NAME);
+	fprintf(out, " %s [options] report\n", UC_NAME);
+	fprintf(out, " %s [options] monitor\n", UC_NAME);
 	fputs("\nShow and control the kernel's usercopy hardening, and list what it caught.\n", out);
 	fputs("\nCommands:\n"
 	      " status                  mode, lock, violations, active checks, latest incidents\n"
-	      " mode [<mode>]           show the mode, or set it to off, log or enforce\n"
+	      " mode [<mode>]           show the mode, or set it\n"
 	      " lock                    keep the mode as it is until the next reboot\n"
 	      " report                  incidents and mode changes from the audit log\n"
 	      " monitor                 incidents as the kernel reports them\n", out);
+	uc_modes_join(&m, " ", " ", names, sizeof(names));
+	fprintf(out, "\nModes: %s\n", names);
 	fputs("\nOptions:\n"
 	      " -J, --json              use JSON output format\n"
 	      " -n, --noheadings        don't print headings\n"
 	      " -r, --raw               use the raw output format\n"
-	      " -o, --output <list>     the incident columns to print (+<list> adds)\n"
-	      "     --output-all        print all incident columns\n"
+	      " -P, --pairs             use key=\"value\" output format\n"
+	      " -o, --output <list>     the columns to print (+<list> adds)\n"
+	      "     --output-all        print all columns\n"
+	      " -H, --list-columns      list the available columns\n"
+	      "     --time-format <fmt> short, iso or raw (seconds since the epoch)\n"
 	      " -f, --file <file>       audit log to read (default " UC_AUDIT_LOG ")\n"
 	      "     --since <time>      only what happened at or after <time>\n"
 	      "     --until <time>      only what happened at or before <time>\n"
@@ -90,6 +110,8 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --uid <user>        only what this user did (uid or login uid)\n"
 	      "     --incidents         report: only the incidents\n"
 	      "     --mode-changes      report: only the mode changes\n"
+	      "     --sort <column>     report: sort by <column>\n"
+	      "     --summary           report: incidents counted by kind\n"
 	      "     --persist[=<file>]  mode: also set it for the next boots, in\n"
 	      "                           " UC_SYSCTL_D "/" UC_PERSIST_NAME "\n"
 	      " -y, --yes               lock: don't ask for confirmation\n"
@@ -98,7 +120,7 @@ static void __attribute__((noreturn)) usage(void)
 	fputs("\n -h, --help              display this help\n"
 	      " -V, --version           display version\n", out);
 	fputs("\n<time> is YYYY-MM-DD[ HH:MM[:SS]] in local time, @<seconds since\n"
-	      "the epoch>, now, today or yesterday.\n", out);
+	      "the epoch>, now, recent (10 minutes ago), today, yesterday or boot.\n", out);
 	fputs("\nAvailable output columns:\n", out);
 	uc_columns_help(out);
 	fputs("\nFor more details see " UC_NAME "(8).\n", out);
@@ -109,7 +131,8 @@ static void __attribute__((noreturn)) usage(void)
 
 enum {
 	OPT_OUTPUT_ALL = 0x100, OPT_SINCE, OPT_UNTIL, OPT_PID, OPT_UID,
-	OPT_PERSIST, OPT_INCIDENTS, OPT_CHANGES
+	OPT_PERSIST, OPT_INCIDENTS, OPT_CHANGES, OPT_SORT, OPT_SUMMARY,
+	OPT_TIME_FORMAT
 };
 
 /* Which command may use an option. */
@@ -122,13 +145,13 @@ struct opts {
 	size_t nfiles;
 	int persist;
 	const char *persist_file;
-	int yes;
+	int yes, summary;
 	unsigned long count;
 	double timeout;
 	struct {
 		const char *name;
 		unsigned cmds;	/* C_* of the commands it goes with */
-	} used[32];
+	} used[40];
 	size_t nused;
 };
 
@@ -146,14 +169,15 @@ static void limit(struct opts *o, unsigned cmds, const char *name)
 	}
 }
 
-static unsigned long parse_number(const char *s, const char *what)
+static unsigned long parse_number(const char *s, const char *what,
+				  unsigned long max)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || *s == '-' || *s == '+')
+	if (!*s || *end || errno || *s == '-' || *s == '+' || v > max)
 		bad_usage("invalid %s: '%s'", what, s);
 	return v;
 }
@@ -163,7 +187,7 @@ static unsigned long parse_user(const char *s)
 	struct passwd *pw;
 
 	if (*s >= '0' && *s <= '9')
-		return parse_number(s, "user id");
+		return parse_number(s, "user id", 4294967295UL);
 	pw = getpwnam(s);
 	if (!pw)
 		bad_usage("unknown user: '%s'", s);
@@ -182,158 +206,234 @@ static int parse_command(const char *s)
 	return 0;
 }
 
+/* ---- reading logs ------------------------------------------------------ */
+
+typedef int (*record_fn)(void *ctx, const struct uc_record *r);
+
+/*
+ * Read the records of @path that pass @f, handing each to @fn.  Bad
+ * lines are skipped with a warning (at most MAX_WARNINGS) unless @quiet.
+ * 0, or -1 after saying why.
+ */
+static int read_log(const char *path, const struct uc_filter *f, int quiet,
+		    record_fn fn, void *ctx)
+{
+	struct uc_reader rd;
+	struct uc_record r;
+	unsigned long nwarn = 0;
+	int rc, ret = 0;
+
+	rc = uc_reader_open(&rd, path);
+	if (rc) {
+		uc_err("cannot open %s: %s", path, strerror(-rc));
+		return -1;
+	}
+	while ((rc = uc_reader_next(&rd, &r)) != 0) {
+		if (rc == -1) {
+			if (++nwarn <= MAX_WARNINGS && !quiet)
+				uc_warn("%s:%lu: %s, skipped", path, rd.lineno, rd.why);
+			continue;
+		}
+		if (rc == -2) {
+			uc_err("cannot read %s: %s", path, strerror(rd.err));
+			ret = -1;
+			break;
+		}
+		if (uc_filter_match(f, &r)) {
+			rc = fn(ctx, &r);
+			if (rc) {
+				uc_err("cannot print the records: %s", strerror(-rc));
+				ret = -1;
+				break;
+			}
+		}
+	}
+	if (nwarn > MAX_WARNINGS && !quiet)
+		uc_warn("%s: %lu more bad lines skipped", path, nwarn - MAX_WARNINGS);
+	uc_reader_close(&rd);
+	return ret;
+}
+
 /* ---- status ------------------------------------------------------------ */
 
-static void unsupported_line(void)
+/* The last STATUS_INCIDENTS incidents. */
+struct latest {
+	struct uc_record r[STATUS_INCIDENTS];
+	size_t n, next;
+};
+
+static int keep_latest(void *ctx, const struct uc_record *r)
 {
-	printf("usercopy: the running kernel has no usercopy control (%s is missing)\n",
-	       uc_sysctl_dir());
+	struct latest *l = ctx;
+	struct uc_record *slot = &l->r[l->next];
+
+	if (l->n == STATUS_INCIDENTS)
+		uc_record_free(slot);
+	else
+		l->n++;
+	if (uc_record_copy(slot, r) != 0)
+		out_of_memory();
+	l->next = (l->next + 1) % STATUS_INCIDENTS;
+	return 0;
 }
 
-static int need_kernel(void)
+/* The i-th oldest kept incident. */
+static const struct uc_record *latest_at(const struct latest *l, size_t i)
 {
-	if (uc_supported())
-		return 0;
-	uc_err("the running kernel has no usercopy control (%s is missing)",
-	       uc_sysctl_dir());
-	return UC_EXIT_UNSUPPORTED;
+	size_t first = l->n == STATUS_INCIDENTS ? l->next : 0;
+
+	return &l->r[(first + i) % STATUS_INCIDENTS];
 }
 
-/* Read "locked": 1, 0, or -1 if unreadable. */
-static int read_locked(void)
+static int status_json(const struct uc_state *st, const char *viol,
+		       const struct uc_modes *m, const char *bootmode,
+		       const struct uc_kconfig *kc, const char *log,
+		       int log_ok, int log_errno, const struct latest *l)
 {
-	char buf[16];
+	struct uc_kv *kv = uc_kv_new("status");
+	char list[256], ev[64];
+	size_t i, off = 0;
+	int rc;
 
-	if (uc_sysctl_read("locked", buf, sizeof(buf)) != 0)
-		return -1;
-	return strcmp(buf, "1") == 0;
+	if (!kv)
+		out_of_memory();
+	uc_kv_add(kv, "supported", UC_V_BOOL, st ? "1" : "0");
+	uc_kv_add(kv, "sysctl-dir", UC_V_STRING, uc_sysctl_dir());
+	if (st) {
+		uc_kv_add(kv, "mode", UC_V_STRING, st->have_mode ? st->mode : NULL);
+		uc_kv_add(kv, "locked", UC_V_BOOL, st->locked < 0 ? NULL :
+			  st->locked ? "1" : "0");
+		uc_kv_add(kv, "violations", UC_V_NUMBER, viol);
+		uc_kv_add(kv, "modes-available", UC_V_LIST,
+			  m->from_kernel ? uc_modes_join(m, "\n", "\n", list, sizeof(list)) : NULL);
+		uc_kv_add(kv, "boot-mode", UC_V_STRING, bootmode);
+		uc_kv_add(kv, "kernel-config", UC_V_STRING, kc->source[0] ? kc->source : NULL);
+		uc_kv_add(kv, "hardened-usercopy", UC_V_STRING, uc_kconfig_hardened(kc));
+		uc_kv_add(kv, "stack-frames", UC_V_STRING, uc_kconfig_frames(kc));
+		uc_kv_add(kv, "slab-allocator", UC_V_STRING, uc_kconfig_allocator(kc));
+		uc_kv_add(kv, "whitelisting", UC_V_STRING, uc_kconfig_whitelisting(kc));
+		uc_kv_add(kv, "audit-log", UC_V_STRING, log);
+		uc_kv_add(kv, "audit-log-error", UC_V_STRING, log_errno ? strerror(log_errno) :
+			  log_ok ? NULL : "unreadable");
+		list[0] = '\0';
+		for (i = 0; i < l->n; i++) {
+			const struct uc_record *r = latest_at(l, i);
+
+			snprintf(ev, sizeof(ev), "%lld.%03u:%llu", r->sec, r->msec, r->serial);
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						i ? "\n" : "", ev);
+			if (off >= sizeof(list))
+				break;
+		}
+		uc_kv_add(kv, "latest-incidents", UC_V_LIST, list);
+	}
+	rc = uc_kv_print_json(kv, stdout);
+	uc_kv_free(kv);
+	if (rc) {
+		uc_err("cannot print the status: %s", strerror(-rc));
+		return UC_EXIT_FAILURE;
+	}
+	return st ? UC_EXIT_OK : UC_EXIT_UNSUPPORTED;
 }
 
 static int cmd_status(struct opts *o)
 {
-	char mode[32] = "?", avail[64] = "", viol[32] = "", boot[16];
+	char viol[32] = "", boot[16];
 	const char *bootmode, *log = o->nfiles ? o->files[o->nfiles - 1] : UC_AUDIT_LOG;
-	struct uc_filter f = { .incidents = 1 };
-	struct uc_records rs = { 0 };
+	struct uc_filter f = { .kinds = UC_INCIDENT };
+	struct latest l = { .n = 0 };
+	struct uc_state st;
+	struct uc_modes m;
 	struct uc_kconfig kc;
-	int locked, have_mode, have_viol, log_ok, log_errno = 0;
-	size_t first, i;
+	int have_viol, log_ok, log_errno = 0, ret;
+	size_t i;
 
-	if (!uc_supported()) {
+	if (uc_state_read(&st) != 0) {
 		if (o->out.json)
-			printf("{\"supported\": false, \"sysctl-dir\": \"%s\"}\n",
-			       uc_sysctl_dir());
-		else
-			unsupported_line();
+			return status_json(NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL);
+		printf("usercopy: the running kernel has no usercopy control (%s is missing)\n",
+		       uc_sysctl_dir());
 		return UC_EXIT_UNSUPPORTED;
 	}
-	have_mode = uc_sysctl_read("mode", mode, sizeof(mode)) == 0;
-	locked = read_locked();
 	have_viol = uc_sysctl_read("violations", viol, sizeof(viol)) == 0 &&
 		    viol[0] && strspn(viol, "0123456789") == strlen(viol);
-	if (uc_sysctl_read("modes_avail", avail, sizeof(avail)) != 0)
-		avail[0] = '\0';
-	bootmode = uc_boot_mode(boot, sizeof(boot));
+	uc_modes_read(&m);
+	bootmode = uc_boot_mode(&m, boot, sizeof(boot));
 	uc_kconfig_read(&kc);
 
 	log_ok = access(log, R_OK) == 0;
 	if (!log_ok)
 		log_errno = errno;
-	else if (uc_read_log(log, &f, &rs, UC_READ_QUIET |
-			     (o->out.json ? UC_READ_JSON : 0)) != 0)
+	else if (read_log(log, &f, 1, keep_latest, &l) != 0)
 		log_ok = 0;
-	first = rs.n > STATUS_INCIDENTS ? rs.n - STATUS_INCIDENTS : 0;
 
 	if (o->out.json) {
-		char *tok, *save = NULL;
-		int n = 0;
+		ret = status_json(&st, have_viol ? viol : NULL, &m, bootmode, &kc,
+				  log, log_ok, log_errno, &l);
+		goto out;
+	}
+	printf("Mode:            %s%s\n", st.have_mode ? st.mode : "unknown",
+	       st.have_mode && strcmp(st.mode, "off") == 0 ? " (no checks are made)" :
+	       st.have_mode && strcmp(st.mode, "log") == 0 ? " (violations are logged, not blocked)" : "");
+	printf("Locked:          %s\n",
+	       st.locked < 0 ? "unknown" : st.locked ? "yes, until reboot" : "no");
+	printf("Violations:      %s%s\n", have_viol ? viol : "unknown",
+	       have_viol ? " since boot" : "");
+	if (m.from_kernel) {
+		char names[128];
 
-		printf("{\n   \"supported\": true,\n   \"mode\": ");
-		if (have_mode)
-			uc_json_string(stdout, mode);
-		else
-			fputs("null", stdout);
-		printf(",\n   \"locked\": %s,\n",
-		       locked < 0 ? "null" : locked ? "true" : "false");
-		printf("   \"violations\": %s,\n", have_viol ? viol : "null");
-		fputs("   \"modes-available\": [", stdout);
-		for (tok = strtok_r(avail, " ", &save); tok;
-		     tok = strtok_r(NULL, " ", &save)) {
-			fputs(n++ ? ", " : "", stdout);
-			uc_json_string(stdout, tok);
-		}
-		fputs("],\n   \"boot-mode\": ", stdout);
-		if (bootmode)
-			uc_json_string(stdout, bootmode);
-		else
-			fputs("null", stdout);
-		fputs(",\n   \"kernel-config\": ", stdout);
-		if (kc.source[0])
-			uc_json_string(stdout, kc.source);
-		else
-			fputs("null", stdout);
-		printf(",\n   \"checks\": {\"hardened-usercopy\": \"%s\", "
-		       "\"stack-frames\": \"%s\", \"slab-allocator\": \"%s\", "
-		       "\"whitelisting\": \"%s\"},\n",
-		       uc_kconfig_hardened(&kc), uc_kconfig_frames(&kc),
-		       uc_kconfig_allocator(&kc), uc_kconfig_whitelisting(&kc));
-		fputs("   \"audit-log\": ", stdout);
-		uc_json_string(stdout, log);
-		fputs(",\n   \"audit-log-error\": ", stdout);
-		if (log_errno)
-			uc_json_string(stdout, strerror(log_errno));
-		else
-			fputs(log_ok ? "null" : "\"unreadable\"", stdout);
-		fputs(",\n   \"incidents\": [", stdout);
-		for (i = first; i < rs.n; i++) {
-			fputs(i == first ? "\n      " : ",\n      ", stdout);
-			uc_print_json_row(stdout, &o->out, &rs.v[i]);
-		}
-		fputs(rs.n ? "\n   ]\n}\n" : "]\n}\n", stdout);
+		printf("Modes available: %s\n", uc_modes_join(&m, " ", " ", names, sizeof(names)));
+	}
+	if (bootmode)
+		printf("Boot mode:       %s (kernel command line)\n", bootmode);
+	printf("Kernel config:   %s\n", kc.source[0] ? kc.source : "unknown (not found)");
+	printf("Checks:\n");
+	printf("  hardened usercopy:  %s\n", uc_kconfig_hardened(&kc));
+	printf("  stack frames:       %s\n", uc_kconfig_frames(&kc));
+	printf("  slab allocator:     %s\n", uc_kconfig_allocator(&kc));
+	printf("  whitelisting:       %s%s\n", uc_kconfig_whitelisting(&kc),
+	       strcmp(uc_kconfig_whitelisting(&kc), "active") == 0 ?
+	       " (usercopy whitelists of kmem caches)" : "");
+	ret = UC_EXIT_OK;
+	if (!log_ok) {
+		printf("\nLatest incidents: %s is not readable%s%s%s\n", log,
+		       log_errno ? " (" : "", log_errno ? strerror(log_errno) : "",
+		       log_errno ? ")" : "");
+	} else if (!l.n) {
+		printf("\nLatest incidents: none in %s\n", log);
 	} else {
-		printf("Mode:            %s%s\n", have_mode ? mode : "unknown",
-		       have_mode && strcmp(mode, "off") == 0 ? " (no checks are made)" :
-		       have_mode && strcmp(mode, "log") == 0 ? " (violations are logged, not blocked)" : "");
-		printf("Locked:          %s\n",
-		       locked < 0 ? "unknown" : locked ? "yes, until reboot" : "no");
-		printf("Violations:      %s%s\n", have_viol ? viol : "unknown",
-		       have_viol ? " since boot" : "");
-		if (avail[0])
-			printf("Modes available: %s\n", avail);
-		if (bootmode)
-			printf("Boot mode:       %s (kernel command line)\n", bootmode);
-		printf("Kernel config:   %s\n", kc.source[0] ? kc.source : "unknown (not found)");
-		printf("Checks:\n");
-		printf("  hardened usercopy:  %s\n", uc_kconfig_hardened(&kc));
-		printf("  stack frames:       %s\n", uc_kconfig_frames(&kc));
-		printf("  slab allocator:     %s\n", uc_kconfig_allocator(&kc));
-		printf("  whitelisting:       %s%s\n", uc_kconfig_whitelisting(&kc),
-		       strcmp(uc_kconfig_whitelisting(&kc), "active") == 0 ?
-		       " (usercopy whitelists of kmem caches)" : "");
-		if (!log_ok)
-			printf("\nLatest incidents: %s is not readable%s%s%s\n", log,
-			       log_errno ? " (" : "", log_errno ? strerror(log_errno) : "",
-			       log_errno ? ")" : "");
-		else if (!rs.n)
-			printf("\nLatest incidents: none in %s\n", log);
-		else {
-			struct uc_records last = { .v = rs.v + first, .n = rs.n - first };
+		struct uc_report *rp;
+		int rc = 0;
 
-			printf("\nLatest incidents (%s):\n", log);
-			fflush(stdout);
-			uc_print_report(&o->out, &last, &f);
+		printf("\nLatest incidents (%s):\n", log);
+		fflush(stdout);
+		rp = uc_report_new(&o->out, UC_INCIDENT, 0, stdout);
+		if (!rp)
+			out_of_memory();
+		for (i = 0; i < l.n && rc == 0; i++)
+			rc = uc_report_add(rp, latest_at(&l, i));
+		if (rc == 0)
+			rc = uc_report_finish(rp);
+		uc_report_free(rp);
+		if (rc) {
+			uc_err("cannot print the incidents: %s", strerror(-rc));
+			ret = UC_EXIT_FAILURE;
 		}
 	}
-	uc_records_free(&rs);
-	return UC_EXIT_OK;
+out:
+	for (i = 0; i < l.n; i++)
+		uc_record_free(&l.r[i]);
+	return ret;
 }
 
-/* ---- mode -------------------------------------------------------------- */
+/* ---- mode and lock ----------------------------------------------------- */
 
 static void refused(int err, const char *what)
 {
+	struct uc_state st;
+
 	if (err == -EPERM || err == -EACCES) {
-		if (read_locked() == 1)
+		if (uc_state_read(&st) == 0 && st.locked == 1)
 			uc_err("cannot %s: the mode is locked until reboot", what);
 		else
 			uc_err("cannot %s: permission denied (CAP_SYS_ADMIN is needed; run as root)",
@@ -345,30 +445,55 @@ static void refused(int err, const char *what)
 	}
 }
 
+/* What mode and lock share: the kernel is there, its mode is readable. */
+static int kernel_state(struct uc_state *st)
+{
+	if (uc_state_read(st) != 0) {
+		uc_err("the running kernel has no usercopy control (%s is missing)",
+		       uc_sysctl_dir());
+		return UC_EXIT_UNSUPPORTED;
+	}
+	if (!st->have_mode) {
+		uc_err("cannot read %s/mode: %s", uc_sysctl_dir(), strerror(-st->mode_err));
+		return UC_EXIT_FAILURE;
+	}
+	return UC_EXIT_OK;
+}
+
 static int cmd_mode(struct opts *o, const char *want)
 {
-	char cur[32], path[4096], what[64];
+	char path[4096], what[64], names[128];
 	struct uc_persist p = { .tmp = "" };
-	int rc, locked;
+	struct uc_state st;
+	struct uc_modes m;
+	int rc;
 
-	if (want && !uc_mode_valid(want)) {
-		uc_err("invalid mode '%s' (use off, log or enforce)", want);
+	uc_modes_read(&m);
+	if (want && !uc_mode_valid(&m, want)) {
+		uc_err("invalid mode '%s' (use %s)", want,
+		       uc_modes_join(&m, ", ", " or ", names, sizeof(names)));
 		return UC_EXIT_FAILURE;
 	}
-	if ((rc = need_kernel()))
+	if ((rc = kernel_state(&st)))
 		return rc;
-	rc = uc_sysctl_read("mode", cur, sizeof(cur));
-	if (rc) {
-		uc_err("cannot read %s/mode: %s", uc_sysctl_dir(), strerror(-rc));
-		return UC_EXIT_FAILURE;
-	}
-	locked = read_locked();
 	if (!want) {
-		if (o->out.json)
-			printf("{\"mode\": \"%s\", \"locked\": %s}\n", cur,
-			       locked < 0 ? "null" : locked ? "true" : "false");
-		else
-			printf("%s\n", cur);
+		if (o->out.json) {
+			struct uc_kv *kv = uc_kv_new("mode");
+
+			if (!kv)
+				out_of_memory();
+			uc_kv_add(kv, "mode", UC_V_STRING, st.mode);
+			uc_kv_add(kv, "locked", UC_V_BOOL, st.locked < 0 ? NULL :
+				  st.locked ? "1" : "0");
+			rc = uc_kv_print_json(kv, stdout);
+			uc_kv_free(kv);
+			if (rc) {
+				uc_err("cannot print the mode: %s", strerror(-rc));
+				return UC_EXIT_FAILURE;
+			}
+		} else {
+			printf("%s\n", st.mode);
+		}
 		return UC_EXIT_OK;
 	}
 
@@ -378,11 +503,11 @@ static int cmd_mode(struct opts *o, const char *want)
 	else
 		uc_persist_default(path, sizeof(path));
 
-	if (locked == 1 && strcmp(cur, want) != 0) {
-		uc_err("cannot %s: the mode is locked (%s) until reboot", what, cur);
+	if (st.locked == 1 && strcmp(st.mode, want) != 0) {
+		uc_err("cannot %s: the mode is locked (%s) until reboot", what, st.mode);
 		return UC_EXIT_FAILURE;
 	}
-	if (locked != 1) {
+	if (st.locked != 1) {
 		char mpath[PATH_MAX];
 
 		snprintf(mpath, sizeof(mpath), "%s/mode", uc_sysctl_dir());
@@ -392,16 +517,16 @@ static int cmd_mode(struct opts *o, const char *want)
 		}
 	}
 	if (o->persist) {
-		rc = uc_persist_prepare(&p, path, want);
+		rc = uc_persist_prepare(&p, path, want, &m);
 		if (rc) {
 			uc_err("cannot %s: cannot write %s: %s", what, path,
 			       strerror(-rc));
 			return UC_EXIT_FAILURE;
 		}
 	}
-	if (locked == 1) {
+	if (st.locked == 1) {
 		/* Already in that mode: nothing for the kernel to do. */
-		printf("mode is already %s (locked until reboot)\n", cur);
+		printf("mode is already %s (locked until reboot)\n", st.mode);
 	} else {
 		rc = uc_sysctl_write("mode", want);
 		if (rc) {
@@ -409,10 +534,10 @@ static int cmd_mode(struct opts *o, const char *want)
 			refused(rc, what);
 			return UC_EXIT_FAILURE;
 		}
-		if (strcmp(cur, want) == 0)
+		if (strcmp(st.mode, want) == 0)
 			printf("mode is %s (unchanged)\n", want);
 		else
-			printf("mode changed from %s to %s\n", cur, want);
+			printf("mode changed from %s to %s\n", st.mode, want);
 	}
 	if (o->persist) {
 		rc = uc_persist_commit(&p);
@@ -425,8 +550,6 @@ static int cmd_mode(struct opts *o, const char *want)
 	}
 	return UC_EXIT_OK;
 }
-
-/* ---- lock -------------------------------------------------------------- */
 
 static int confirm(const char *mode)
 {
@@ -443,19 +566,13 @@ static int confirm(const char *mode)
 
 static int cmd_lock(struct opts *o)
 {
-	char cur[32];
-	int rc, locked;
+	struct uc_state st;
+	int rc;
 
-	if ((rc = need_kernel()))
+	if ((rc = kernel_state(&st)))
 		return rc;
-	rc = uc_sysctl_read("mode", cur, sizeof(cur));
-	if (rc) {
-		uc_err("cannot read %s/mode: %s", uc_sysctl_dir(), strerror(-rc));
-		return UC_EXIT_FAILURE;
-	}
-	locked = read_locked();
-	if (locked == 1) {
-		printf("mode is already locked (%s) until reboot\n", cur);
+	if (st.locked == 1) {
+		printf("mode is already locked (%s) until reboot\n", st.mode);
 		return UC_EXIT_OK;
 	}
 	if (!o->yes) {
@@ -463,7 +580,7 @@ static int cmd_lock(struct opts *o)
 			uc_err("not locking without confirmation: standard input is not a terminal (use --yes)");
 			return UC_EXIT_FAILURE;
 		}
-		if (!confirm(cur)) {
+		if (!confirm(st.mode)) {
 			printf("not locked\n");
 			return UC_EXIT_FAILURE;
 		}
@@ -473,31 +590,75 @@ static int cmd_lock(struct opts *o)
 		refused(rc, "lock the mode");
 		return UC_EXIT_FAILURE;
 	}
-	printf("mode locked (%s) until reboot\n", cur);
-	if (strcmp(cur, "enforce") != 0)
-		uc_warn("the locked mode is %s: violations are not blocked", cur);
+	printf("mode locked (%s) until reboot\n", st.mode);
+	if (strcmp(st.mode, "enforce") != 0)
+		uc_warn("the locked mode is %s: violations are not blocked", st.mode);
 	return UC_EXIT_OK;
 }
 
 /* ---- report and monitor ------------------------------------------------ */
 
+static int report_add(void *ctx, const struct uc_record *r)
+{
+	return uc_report_add(ctx, r);
+}
+
+/* Was the same file given before (also by another name)? */
+static int same_file_before(struct opts *o, size_t i, struct stat *st)
+{
+	struct stat sj;
+	size_t j;
+
+	if (strcmp(o->files[i], "-") == 0 || stat(o->files[i], st) != 0)
+		return -1;
+	for (j = 0; j < i; j++)
+		if (strcmp(o->files[j], "-") != 0 && stat(o->files[j], &sj) == 0 &&
+		    sj.st_dev == st->st_dev && sj.st_ino == st->st_ino)
+			return (int)j;
+	return -1;
+}
+
 static int cmd_report(struct opts *o)
 {
-	struct uc_records rs = { 0 };
+	struct uc_report *rp;
+	struct stat st;
 	size_t i;
-	int rc = UC_EXIT_OK;
+	int rc = UC_EXIT_OK, j, stdin_used = 0;
 
 	if (o->nfiles == 0)
 		o->files[o->nfiles++] = UC_AUDIT_LOG;
-	for (i = 0; i < o->nfiles; i++)
-		if (uc_read_log(o->files[i], &o->filter, &rs,
-				o->out.json ? UC_READ_JSON : 0) != 0)
+	rp = uc_report_new(&o->out, o->summary ? UC_INCIDENT : o->filter.kinds,
+			   o->summary, stdout);
+	if (!rp)
+		out_of_memory();
+	for (i = 0; i < o->nfiles; i++) {
+		if (strcmp(o->files[i], "-") == 0) {
+			if (stdin_used++) {
+				uc_warn("standard input given twice, read once");
+				continue;
+			}
+		} else if ((j = same_file_before(o, i, &st)) >= 0) {
+			uc_warn("%s is %s again, read once", o->files[i], o->files[j]);
+			continue;
+		}
+		if (read_log(o->files[i], &o->filter, 0, report_add, rp) != 0)
 			rc = UC_EXIT_FAILURE;
-	if (rc == UC_EXIT_OK && uc_print_report(&o->out, &rs, &o->filter) != 0) {
-		uc_err("write error");
-		rc = UC_EXIT_FAILURE;
 	}
-	uc_records_free(&rs);
+	if (rc == UC_EXIT_OK) {
+		int e = uc_report_finish(rp);
+
+		if (e) {
+			uc_err("write error: %s", strerror(-e));
+			rc = UC_EXIT_FAILURE;
+		} else if (uc_report_count(rp) == 0) {
+			uc_err("no matching %s",
+			       o->summary || o->filter.kinds == UC_INCIDENT ? "incidents" :
+			       o->filter.kinds == UC_MODE_CHANGE ? "mode changes" :
+			       "incidents or mode changes");
+			rc = UC_EXIT_FAILURE;
+		}
+	}
+	uc_report_free(rp);
 	return rc;
 }
 
@@ -505,11 +666,22 @@ static int cmd_monitor(struct opts *o)
 {
 	struct uc_monitor_opts mo = {
 		.out = o->out, .filter = o->filter,
-		.count = o->count, .timeout = o->timeout,
+		.count = o->count, .timeout = o->timeout, .warn = stderr,
 	};
+	struct uc_monitor_result res;
 
-	mo.filter.incidents = 1;
-	return uc_monitor(&mo);
+	mo.filter.kinds = UC_INCIDENT;
+	if (uc_monitor(&mo, &res) != 0) {
+		uc_err("%s", res.err);
+		return UC_EXIT_FAILURE;
+	}
+	/* Asked for N incidents and the time ran out first. */
+	if (res.timed_out && mo.count && res.seen < mo.count) {
+		uc_err("timed out after %g s with %lu of %lu incidents", mo.timeout,
+		       res.seen, mo.count);
+		return UC_EXIT_FAILURE;
+	}
+	return UC_EXIT_OK;
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -520,8 +692,11 @@ int main(int argc, char **argv)
 		{ "json",	  no_argument,	     NULL, 'J' },
 		{ "noheadings",	  no_argument,	     NULL, 'n' },
 		{ "raw",	  no_argument,	     NULL, 'r' },
+		{ "pairs",	  no_argument,	     NULL, 'P' },
 		{ "output",	  required_argument, NULL, 'o' },
 		{ "output-all",	  no_argument,	     NULL, OPT_OUTPUT_ALL },
+		{ "list-columns", no_argument,	     NULL, 'H' },
+		{ "time-format",  required_argument, NULL, OPT_TIME_FORMAT },
 		{ "file",	  required_argument, NULL, 'f' },
 		{ "since",	  required_argument, NULL, OPT_SINCE },
 		{ "until",	  required_argument, NULL, OPT_UNTIL },
@@ -529,6 +704,8 @@ int main(int argc, char **argv)
 		{ "uid",	  required_argument, NULL, OPT_UID },
 		{ "incidents",	  no_argument,	     NULL, OPT_INCIDENTS },
 		{ "mode-changes", no_argument,	     NULL, OPT_CHANGES },
+		{ "sort",	  required_argument, NULL, OPT_SORT },
+		{ "summary",	  no_argument,	     NULL, OPT_SUMMARY },
 		{ "persist",	  optional_argument, NULL, OPT_PERSIST },
 		{ "yes",	  no_argument,	     NULL, 'y' },
 		{ "count",	  required_argument, NULL, 'c' },
@@ -540,17 +717,19 @@ int main(int argc, char **argv)
 	const unsigned TABLES = C_STATUS | C_REPORT | C_MONITOR;
 	const unsigned LOGS = C_REPORT | C_MONITOR;
 	struct opts o;
-	const char *output = NULL;
-	int c, cmd, output_all = 0;
+	const char *output = NULL, *sort = NULL;
+	int c, cmd, output_all = 0, list_columns = 0;
 	size_t i;
-	char *end;
+	char *end, bad[80];
 
+	setlocale(LC_ALL, "");
 	memset(&o, 0, sizeof(o));
-	o.filter.incidents = o.filter.changes = 1;
+	o.filter.kinds = UC_INCIDENT | UC_MODE_CHANGE;
+	o.out.sort_col = -1;
 	uc_columns_default(&o.out);
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Jnro:f:yc:t:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":JnrPo:Hf:yc:t:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			o.out.json = 1;
@@ -564,6 +743,10 @@ int main(int argc, char **argv)
 			o.out.raw = 1;
 			limit(&o, TABLES, "--raw");
 			break;
+		case 'P':
+			o.out.pairs = 1;
+			limit(&o, TABLES, "--pairs");
+			break;
 		case 'o':
 			output = optarg;
 			limit(&o, TABLES, "--output");
@@ -571,6 +754,20 @@ int main(int argc, char **argv)
 		case OPT_OUTPUT_ALL:
 			output_all = 1;
 			limit(&o, TABLES, "--output-all");
+			break;
+		case 'H':
+			list_columns = 1;
+			break;
+		case OPT_TIME_FORMAT:
+			if (strcmp(optarg, "short") == 0)
+				o.out.time_format = UC_TIME_SHORT;
+			else if (strcmp(optarg, "iso") == 0)
+				o.out.time_format = UC_TIME_ISO;
+			else if (strcmp(optarg, "raw") == 0)
+				o.out.time_format = UC_TIME_RAW;
+			else
+				bad_usage("invalid time format: '%s' (use short, iso or raw)", optarg);
+			limit(&o, TABLES, "--time-format");
 			break;
 		case 'f':
 			if (o.nfiles == sizeof(o.files) / sizeof(o.files[0]))
@@ -597,7 +794,7 @@ int main(int argc, char **argv)
 		}
 		case OPT_PID:
 			o.filter.has_pid = 1;
-			o.filter.pid = parse_number(optarg, "process id");
+			o.filter.pid = parse_number(optarg, "process id", 4294967295UL);
 			limit(&o, LOGS, "--pid");
 			break;
 		case OPT_UID:
@@ -606,12 +803,20 @@ int main(int argc, char **argv)
 			limit(&o, LOGS, "--uid");
 			break;
 		case OPT_INCIDENTS:
-			o.filter.changes = 0;
+			o.filter.kinds &= ~UC_MODE_CHANGE;
 			limit(&o, C_REPORT, "--incidents");
 			break;
 		case OPT_CHANGES:
-			o.filter.incidents = 0;
+			o.filter.kinds &= ~UC_INCIDENT;
 			limit(&o, C_REPORT, "--mode-changes");
+			break;
+		case OPT_SORT:
+			sort = optarg;
+			limit(&o, C_REPORT, "--sort");
+			break;
+		case OPT_SUMMARY:
+			o.summary = 1;
+			limit(&o, C_REPORT, "--summary");
 			break;
 		case OPT_PERSIST:
 			o.persist = 1;
@@ -625,7 +830,7 @@ int main(int argc, char **argv)
 			limit(&o, C_LOCK, "--yes");
 			break;
 		case 'c':
-			o.count = parse_number(optarg, "count");
+			o.count = parse_number(optarg, "count", ULONG_MAX);
 			if (!o.count)
 				bad_usage("invalid count: '%s'", optarg);
 			limit(&o, C_MONITOR, "--count");
@@ -651,7 +856,23 @@ int main(int argc, char **argv)
 			bad_usage("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	if (o.filter.incidents == 0 && o.filter.changes == 0)
+	if (o.out.json + o.out.raw + o.out.pairs > 1)
+		bad_usage("--json, --raw and --pairs exclude each other");
+	if (o.out.json && o.out.noheadings)
+		bad_usage("--json does not go with --noheadings");
+	if (list_columns) {
+		int rc;
+
+		if (optind < argc)
+			bad_usage("--list-columns takes no command");
+		rc = uc_columns_list(&o.out, stdout);
+		if (rc) {
+			uc_err("cannot list the columns: %s", strerror(-rc));
+			return UC_EXIT_FAILURE;
+		}
+		return UC_EXIT_OK;
+	}
+	if (o.filter.kinds == 0)
 		bad_usage("--incidents and --mode-changes exclude each other");
 	if (optind >= argc)
 		bad_usage("no command given");
@@ -666,17 +887,28 @@ int main(int argc, char **argv)
 		bad_usage("too many arguments");
 	if (o.persist && argc - optind < 2)
 		bad_usage("--persist needs a mode to set");
+	if (o.summary && (sort || (o.filter.kinds & UC_INCIDENT) == 0))
+		bad_usage("--summary does not go with --sort or --mode-changes");
+
 	if (output_all)
 		uc_columns_all(&o.out);
-	if (output && uc_columns_parse(&o.out, output) != 0)
-		bad_usage(NULL);
-	if (o.out.json && (o.out.raw || o.out.noheadings))
-		bad_usage("--json does not go with --raw or --noheadings");
+	else if (!output && cmd == C_STATUS)
+		uc_columns_parse(&o.out, "TIME,DIRECTION,REGION,CACHE,LENGTH,PID,COMM,ACTION",
+				 bad, sizeof(bad));
+	else if (!output && o.summary)
+		uc_columns_parse(&o.out, "DIRECTION,REGION,CACHE,EXE,ACTION", bad, sizeof(bad));
+	else if (!output && o.out.json)
+		uc_columns_parse(&o.out, "+EPOCH", bad, sizeof(bad));
+	if (output && uc_columns_parse(&o.out, output, bad, sizeof(bad)) != 0)
+		bad_usage("unknown column: %s", bad);
+	if (sort) {
+		o.out.sort_col = uc_column_find(sort);
+		if (o.out.sort_col < 0)
+			bad_usage("unknown column: %s", sort);
+	}
 
 	switch (cmd) {
 	case C_STATUS:
-		if (!output && !output_all)
-			uc_columns_parse(&o.out, "TIME,DIRECTION,REGION,CACHE,LENGTH,PID,COMM,ACTION");
 		return cmd_status(&o);
 	case C_MODE:
 		return cmd_mode(&o, argv[optind + 1]);

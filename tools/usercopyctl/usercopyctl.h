@@ -1,9 +1,18 @@
 /*
  * usercopyctl - inspect and control the kernel's usercopy hardening
  *
- * Shared declarations of the tool's three parts: the command line
- * (usercopyctl.c), the sysctl and kernel config side (sysctl.c) and the
- * audit side with its tables (audit.c).
+ * Shared declarations of the tool's parts:
+ *
+ *   usercopyctl.c  the command line (the only file that prints errors
+ *                  and decides exit codes)
+ *   kernel.c       the running kernel: sysctls and modes, kernel config,
+ *                  kernel command line, the sysctl.d persist file
+ *   records.c      the record model, the audit log reader (parsing with
+ *                  libauparse), filters and time parsing
+ *   output.c       columns, tables, JSON (all through libsmartcols)
+ *   monitor.c      live records from the audit netlink multicast group
+ *
+ * Library code (all but usercopyctl.c) returns errors and never exits.
  */
 #ifndef USERCOPYCTL_H
 #define USERCOPYCTL_H
@@ -14,9 +23,7 @@
 
 #define UC_NAME			"usercopyctl"
 #define UC_PACKAGE		"usercopy-hardening"
-#ifndef UC_VERSION
-# define UC_VERSION		"1.0"
-#endif
+/* UC_VERSION comes from the Makefile, which reads packaging/debian/changelog. */
 
 #define UC_SYSCTL_DIR		"/proc/sys/kernel/usercopy"
 #define UC_SYSCTL_D		"/etc/sysctl.d"
@@ -32,11 +39,7 @@
 #define UC_EXIT_FAILURE		1
 #define UC_EXIT_UNSUPPORTED	2
 
-/* usercopyctl.c */
-void uc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void uc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* ---- sysctl.c ---------------------------------------------------------- */
+/* ---- kernel.c ---------------------------------------------------------- */
 
 const char *uc_sysctl_dir(void);
 int uc_supported(void);
@@ -44,7 +47,33 @@ int uc_supported(void);
 int uc_sysctl_read(const char *name, char *buf, size_t size);
 /* Writes one sysctl value: 0 or -errno. */
 int uc_sysctl_write(const char *name, const char *value);
-int uc_mode_valid(const char *word);
+
+/*
+ * The mode names: the kernel's modes_avail if it can be read, else the
+ * one fallback table.  At most UC_MAX_MODES names.
+ */
+#define UC_MAX_MODES		8
+struct uc_modes {
+	char buf[128];
+	const char *name[UC_MAX_MODES];
+	size_t n;
+	int from_kernel;
+};
+void uc_modes_read(struct uc_modes *m);
+int uc_mode_valid(const struct uc_modes *m, const char *word);
+/* "off, log or enforce" (sep ", ", last " or ") into buf */
+const char *uc_modes_join(const struct uc_modes *m, const char *sep,
+			  const char *last, char *buf, size_t size);
+
+/* The kernel state shared by status, mode and lock. */
+struct uc_state {
+	char mode[32];
+	int have_mode;		/* 0: mode[] holds no value, mode_err is set */
+	int mode_err;		/* -errno of reading the mode */
+	int locked;		/* 1, 0, or -1 if unreadable */
+};
+/* 0, or -ENOENT if the kernel has no usercopy control. */
+int uc_state_read(struct uc_state *st);
 
 enum uc_tristate { UC_UNKNOWN = -1, UC_NO = 0, UC_YES = 1 };
 
@@ -65,7 +94,7 @@ const char *uc_kconfig_allocator(const struct uc_kconfig *kc);
 const char *uc_kconfig_whitelisting(const struct uc_kconfig *kc);
 
 /* The mode asked for on the kernel command line, or NULL. */
-const char *uc_boot_mode(char *buf, size_t size);
+const char *uc_boot_mode(const struct uc_modes *m, char *buf, size_t size);
 
 /* The persist file is written to a temporary file first, which is renamed
  * over the real one only once the running kernel accepted the mode. */
@@ -74,82 +103,178 @@ struct uc_persist {
 	char tmp[4096];
 };
 const char *uc_persist_default(char *buf, size_t size);
-int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode);
+int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode,
+		       const struct uc_modes *m);
 int uc_persist_commit(struct uc_persist *p);
 void uc_persist_abort(struct uc_persist *p);
 
-/* ---- audit.c ----------------------------------------------------------- */
+/* ---- records.c --------------------------------------------------------- */
 
-enum uc_kind { UC_INCIDENT, UC_MODE_CHANGE };
+enum uc_kind { UC_INCIDENT = 1, UC_MODE_CHANGE = 2 };
 
-#define UC_UNSET ((unsigned long)-1)
+/* Which numeric fields a record has: a value is never "unset". */
+enum {
+	UC_HAS_OFFSET	= 1 << 0,
+	UC_HAS_LEN	= 1 << 1,
+	UC_HAS_PID	= 1 << 2,
+	UC_HAS_UID	= 1 << 3,
+	UC_HAS_GID	= 1 << 4,
+	UC_HAS_AUID	= 1 << 5,
+	UC_HAS_SES	= 1 << 6,
+	UC_HAS_RES	= 1 << 7,
+	UC_HAS_PERMISSIVE = 1 << 8,
+	UC_HAS_OLD_LOCK	= 1 << 9,
+	UC_HAS_NEW_LOCK	= 1 << 10,
+};
 
+/*
+ * One usercopy record.  The strings point into the parser that read it
+ * (valid until it parses the next line), or into mem after
+ * uc_record_copy().  They hold the bytes as logged (hex decoded), which
+ * need not be valid UTF-8: output.c makes them safe.
+ */
 struct uc_record {
 	enum uc_kind kind;
-	time_t sec;
+	long long sec;
 	unsigned int msec;
-	unsigned long serial;
+	unsigned long long serial;
+	unsigned long long seq;		/* position in the input, for sorting */
+	unsigned int has;		/* UC_HAS_* */
 	/* incidents */
-	char *op;		/* exposure | overwrite */
-	char *region;
-	char *cache;
-	char *comm;
-	char *exe;
-	char *subj;
-	unsigned long offset, len, pid, uid, gid;
+	const char *op;			/* exposure | overwrite */
+	const char *region, *cache, *comm, *exe, *subj;
+	unsigned long long offset, len;
+	unsigned long pid, uid, gid;	/* 32-bit values */
 	int permissive;
 	/* both */
-	unsigned long auid, ses;
+	unsigned long auid;		/* 32-bit */
+	unsigned long long ses;
 	int res;
 	/* mode changes */
-	char *old_mode, *new_mode;
+	const char *old_mode, *new_mode;
 	int old_lock, new_lock;
+	char *mem;			/* owned copy of the strings, or NULL */
 };
 
-struct uc_records {
-	struct uc_record *v;
-	size_t n, cap;
+/* The audit record parser: a libauparse state and its buffers. */
+struct uc_parser;
+struct uc_parser *uc_parser_new(void);		/* NULL, errno set */
+void uc_parser_free(struct uc_parser *p);
+/*
+ * Parse one line of an audit log (@len bytes, without the newline; may
+ * hold NULs).  1: a usercopy record in @r; 0: a line of no interest;
+ * -1: a bad line, with the reason in @why (of @whysize bytes).
+ */
+int uc_parse_line(struct uc_parser *p, const char *line, size_t len,
+		  struct uc_record *r, char *why, size_t whysize);
+/* A copy of @src whose strings it owns: 0 or -ENOMEM. */
+int uc_record_copy(struct uc_record *dst, const struct uc_record *src);
+void uc_record_free(struct uc_record *r);
+
+/* Reads a log (or "-", standard input) line by line. */
+struct uc_reader {
+	FILE *fp;
+	const char *path;
+	struct uc_parser *parser;
+	char *line;
+	size_t cap;
+	unsigned long lineno;
+	unsigned long long seq;
+	char why[192];		/* the reason of the last bad line */
+	int err;		/* errno of a read error */
 };
+int uc_reader_open(struct uc_reader *rd, const char *path);	/* 0, -errno */
+/* 1: a record; 0: end of file; -1: a bad line (rd->why, rd->lineno);
+ * -2: a read error (rd->err). */
+int uc_reader_next(struct uc_reader *rd, struct uc_record *r);
+void uc_reader_close(struct uc_reader *rd);
 
 struct uc_filter {
 	int has_since, has_until, has_pid, has_uid;
 	long long since_ms, until_ms;
 	unsigned long pid, uid;
-	int incidents, changes;	/* which kinds to keep */
+	int kinds;		/* UC_INCIDENT | UC_MODE_CHANGE to keep */
 };
-
-int uc_parse_time(const char *s, long long *ms);
 int uc_filter_match(const struct uc_filter *f, const struct uc_record *r);
-#define UC_READ_JSON	1	/* keep comm/exe unescaped */
-#define UC_READ_QUIET	2	/* no warnings about bad lines */
-int uc_read_log(const char *path, const struct uc_filter *f,
-		struct uc_records *out, int flags);
-void uc_records_free(struct uc_records *rs);
-void uc_record_clear(struct uc_record *r);
 
-/* Output: columns, tables and JSON */
+/*
+ * "YYYY-MM-DD[ HH:MM[:SS]]" (also with a 'T'), in local time;
+ * "@SECONDS" since the epoch; "now", "today", "yesterday", "recent"
+ * (ten minutes ago), "boot".  0 or -1.
+ */
+int uc_parse_time(const char *s, long long *ms);
+/* Boot time in ms since the epoch: 0 or -errno. */
+int uc_boot_time(long long *ms);
+
+/* ---- output.c ---------------------------------------------------------- */
+
+enum uc_time_format { UC_TIME_DEFAULT, UC_TIME_SHORT, UC_TIME_ISO, UC_TIME_RAW };
+
+#define UC_MAX_COLS	32
+
 struct uc_output {
-	int json, raw, noheadings;
-	int cols[32];
-	size_t ncols;
+	int json, raw, pairs, noheadings;
+	enum uc_time_format time_format;
+	int inc[UC_MAX_COLS];	/* incident columns */
+	size_t ninc;
+	int mc[UC_MAX_COLS];	/* mode change columns */
+	size_t nmc;
+	int sort_col;		/* -1: log order */
 };
 
-int uc_columns_parse(struct uc_output *o, const char *list);
+/* Defaults; "LIST" replaces them, "+LIST" adds. 0, or -1 with the bad
+ * name in @bad. */
 void uc_columns_default(struct uc_output *o);
 void uc_columns_all(struct uc_output *o);
+int uc_columns_parse(struct uc_output *o, const char *list, char *bad,
+		     size_t badsize);
+/* A column by name, or -1. */
+int uc_column_find(const char *name);
+/* The table of all columns (-H): 0 or -errno. */
+int uc_columns_list(const struct uc_output *o, FILE *out);
 void uc_columns_help(FILE *out);
-int uc_print_report(const struct uc_output *o, const struct uc_records *rs,
-		    const struct uc_filter *f);
-void uc_print_json_row(FILE *out, const struct uc_output *o,
-		       const struct uc_record *r);
-void uc_json_string(FILE *out, const char *s);
+/* Replace invalid UTF-8 with "\xNN" text: a new string, or NULL if @s is
+ * valid (or out of memory, *err set then). */
+char *uc_utf8_sanitize(const char *s, int *err);
+/* The text of a time. */
+const char *uc_format_time(char *buf, size_t size, long long sec,
+			   unsigned msec, enum uc_time_format tf);
+
+/* A report: records in, tables out (streamed unless sorted or JSON). */
+struct uc_report;
+struct uc_report *uc_report_new(const struct uc_output *o, int kinds,
+				int summary, FILE *out);
+int uc_report_add(struct uc_report *rp, const struct uc_record *r);	/* 0, -errno */
+int uc_report_finish(struct uc_report *rp);				/* 0, -errno */
+unsigned long long uc_report_count(const struct uc_report *rp);
+void uc_report_free(struct uc_report *rp);
+
+/* One-row tables ("key: value" objects in JSON) for status and mode. */
+enum uc_value_type { UC_V_STRING, UC_V_NUMBER, UC_V_BOOL, UC_V_LIST };
+struct uc_kv;
+struct uc_kv *uc_kv_new(const char *name);
+/* @value NULL: unknown (null in JSON, "unknown" in text). For UC_V_LIST
+ * the items are separated by newlines. */
+int uc_kv_add(struct uc_kv *kv, const char *key, enum uc_value_type type,
+	      const char *value);
+int uc_kv_print_json(struct uc_kv *kv, FILE *out);
+void uc_kv_free(struct uc_kv *kv);
+
+/* ---- monitor.c --------------------------------------------------------- */
 
 struct uc_monitor_opts {
 	struct uc_output out;
 	struct uc_filter filter;
 	unsigned long count;	/* 0: no limit */
 	double timeout;		/* <= 0: none */
+	FILE *warn;		/* where to report lost records */
 };
-int uc_monitor(const struct uc_monitor_opts *mo);
+struct uc_monitor_result {
+	unsigned long seen;
+	int timed_out;
+	char err[256];		/* the reason of a failure */
+};
+/* 0 (ended by a signal, the count or the timeout) or -errno. */
+int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res);
 
 #endif

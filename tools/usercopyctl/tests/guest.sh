@@ -112,6 +112,7 @@ check "status -J: supported" grep -q '"supported": true' "$W/out"
 check "status -J: mode" grep -q '"mode": "enforce"' "$W/out"
 check "status -J: locked false" grep -q '"locked": false' "$W/out"
 check "status -J: violations" grep -q "\"violations\": $violations0," "$W/out"
+check "status -J: modes available from the kernel" grep -q '"modes-available": \[' "$W/out"
 
 # ---- mode ---------------------------------------------------------------------
 
@@ -213,7 +214,7 @@ wait $mpid
 rc=$?
 expect 0 "monitor --count 1 saw an incident and exited 0"
 check "monitor: the incident of pid $vpid" grep -q "\"pid\": $vpid," "$W/mon"
-check "monitor: one JSON line" [ "$(wc -l <"$W/mon")" = 1 ]
+check "monitor: one incident (one JSON object)" [ "$(grep -c '"pid": ' "$W/mon")" = 1 ]
 check "monitor: blocked" grep -q '"action": "blocked"' "$W/mon"
 show "$W/mon" "$W/monerr"
 

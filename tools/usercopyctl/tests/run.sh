@@ -20,7 +20,9 @@ mkdir -p "$T"
 cd "$fix" || exit 1
 
 export TZ=UTC LC_ALL=C
-unset USERCOPYCTL_SYSCTL_DIR USERCOPYCTL_SYSCTL_D USERCOPYCTL_KCONFIG USERCOPYCTL_CMDLINE
+unset USERCOPYCTL_SYSCTL_DIR USERCOPYCTL_SYSCTL_D USERCOPYCTL_KCONFIG USERCOPYCTL_CMDLINE USERCOPYCTL_STAT
+# The version (from the Makefile, which reads it from the changelog).
+: "${VERSION:=}" "${CHANGELOG:=$top/../../packaging/debian/changelog}"
 # libsmartcols looks at the terminal width: make it fixed.
 export COLUMNS=160
 
@@ -131,8 +133,13 @@ done <"$T/unit.out"
 
 uc --version
 expect 0 "--version exits 0"
-[ "$(cat "$T/out")" = "usercopyctl from usercopy-hardening 1.0" ] &&
-	ok "--version text" || { notok "--version text"; diag "$T/out"; }
+[ -n "$VERSION" ] && [ "$(cat "$T/out")" = "usercopyctl from usercopy-hardening $VERSION" ] &&
+	ok "--version text" || { notok "--version text ($VERSION)"; diag "$T/out"; }
+# One version: tool, man page and debian/changelog
+clv=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$CHANGELOG")
+[ "${clv%-*}" = "$VERSION" ] && grep -q "^\.TH \"USERCOPYCTL\" \"8\" \"[^\"]*\" \"usercopy\\\\-hardening $VERSION\"" "$top/usercopyctl.8" &&
+	ok "one version for the tool, the man page and debian/changelog ($clv)" ||
+	{ notok "one version for the tool, the man page and debian/changelog ($clv, $VERSION)"; grep '^\.TH' "$top/usercopyctl.8" | diag; }
 
 uc --help
 expect 0 "--help exits 0"
@@ -144,6 +151,14 @@ else
 	notok "--help has the util-linux layout"
 	diag "$T/out"
 fi
+# defect: --help omitted what the man page's synopsis shows
+has "$T/out" '^ usercopyctl \[options\] mode \[off|log|enforce\] \[--persist\[=<file>\]\]$' "--help: mode --persist in the usage"
+has "$T/out" '^ usercopyctl \[options\] lock \[--yes\]$' "--help: lock --yes in the usage"
+for o in $(sed -n 's/^\*\(-[a-zA-Z]\)\*, \*\(--[a-z-]*\)\*.*/\1,\2/p; s/^\*\(--[a-z-]*\)\*.*/\1/p' "$top/usercopyctl.8.adoc" | tr ',' ' '); do
+	grep -q -- "$o" "$T/out" || missing="${missing:-} $o"
+done
+[ -z "${missing:-}" ] && ok "--help lists every option of the man page" ||
+	notok "--help lists every option of the man page (missing:$missing)"
 
 bad_usage "no command"
 bad_usage "unknown command" frobnicate
@@ -160,6 +175,11 @@ bad_usage "unknown column" report -o TIME,NOPE
 bad_usage "invalid count" monitor --count 0
 bad_usage "invalid timeout" monitor --timeout -1
 bad_usage "--json with --raw" report -J -r
+bad_usage "--pairs with --raw" report -P -r
+bad_usage "invalid --time-format" report --time-format julian
+bad_usage "unknown --sort column" report --sort NOPE
+bad_usage "--summary with --mode-changes" report --summary --mode-changes
+bad_usage "pid of 2^32" report --pid 4294967296
 uc frobnicate
 [ "$(head -n 1 "$T/err")" = "usercopyctl: unknown command 'frobnicate'" ] &&
 	ok "bad usage names the problem in one line" ||
@@ -176,11 +196,15 @@ uc report -J -f basic.log
 expect 0 "report -J"
 same "$exp/basic.json" "report -J: exact JSON"
 json_ok "report -J: valid JSON"
+has "$T/out" '"time": "2024-12-03T23:53:20.123+00:00",' "report -J: time in ISO 8601 with the zone"
+has "$T/out" '"epoch": 1733270000.123' "report -J: time as seconds since the epoch"
 
 uc report -J --incidents --pid 99999 -f basic.log
+expect 1 "report -J with nothing found exits 1"
 json_ok "report -J with nothing found: valid JSON"
 grep -q '"mode-changes"' "$T/out" && notok "report --incidents: no mode changes" ||
 	ok "report --incidents: no mode changes"
+has "$T/err" '^usercopyctl: no matching incidents$' "report with nothing found says so"
 
 uc report --incidents -n -r -o PID,DIRECTION,ACTION -f basic.log
 printf '123 exposure blocked\n131 overwrite logged\n132 exposure logged\n140 exposure blocked\n' >"$T/want"
@@ -210,8 +234,9 @@ uc report --incidents -n -r -o PID --since "2024-12-03 23:53:22" --until @173327
 	{ notok "report --since/--until"; diag "$T/out"; }
 
 uc report --incidents -n -r -o PID --since 2024-12-04 -f basic.log
-[ ! -s "$T/out" ] && [ $rc = 0 ] && ok "report --since after everything: nothing" ||
-	{ notok "report --since after everything: nothing"; diag "$T/out"; }
+[ ! -s "$T/out" ] && [ $rc = 1 ] && ok "report --since after everything: nothing, exit 1" ||
+	{ notok "report --since after everything: nothing, exit 1"; diag "$T/out"; }
+has "$T/err" '^usercopyctl: no matching incidents$' "report --since after everything: says so in one line"
 
 uc report --incidents -n -r -o COMM,EXE -f basic.log
 has "$T/out" '^uc\\x20victi /tmp/uc\\x20victi$' "report: hex-encoded comm and exe decoded"
@@ -224,19 +249,20 @@ cp "$T/err" "$T/out"
 same "$exp/malformed.err" "report: malformed log, one warning per bad line with line number"
 
 uc report -f truncated.log
-expect 0 "report: log cut in the middle of a record"
+expect 1 "report: log cut in the middle of a record (nothing else in it)"
 has "$T/err" 'truncated.log:1: incomplete usercopy record' "report: cut record warned about"
 
 uc report -f garbage.bin
-expect 0 "report: binary garbage does not crash"
+expect 1 "report: binary garbage does not crash (nothing found)"
 seq 1 30 | sed 's/^/junk /' >"$T/junk.log"
 uc report -f "$T/junk.log"
-[ "$(wc -l <"$T/err")" = 21 ] && has "$T/err" 'junk.log: 10 more bad lines skipped' "report: warnings about bad lines are capped at 20" ||
+[ "$(grep -c warning "$T/err")" = 21 ] && has "$T/err" 'junk.log: 10 more bad lines skipped' "report: warnings about bad lines are capped at 20" ||
 	{ notok "report: warnings about bad lines are capped at 20"; diag "$T/err"; }
 
 : >"$T/empty.log"
 uc report -f "$T/empty.log"
-expect 0 "report: empty log"
+expect 1 "report: empty log exits 1 (as ausearch)"
+[ ! -s "$T/out" ] && has "$T/err" '^usercopyctl: no matching incidents or mode changes$' "report: empty log says so"
 
 uc report -f "$T/no-such.log"
 expect 1 "report: missing log exits 1"
@@ -254,6 +280,181 @@ for f in real-*.log; do
 	[ ! -s "$T/err" ] && ok "report: captured log $(basename "$f") has no bad lines" ||
 		{ notok "report: captured log $(basename "$f") has no bad lines"; diag "$T/err"; }
 done
+
+# ---- defects found by trying it as an admin would ----------------------------
+
+H='type=UNKNOWN[1790] msg=audit(1733270000.123:45): op=exposure region=slab cache=kmalloc-64 offset=0'
+T2='auid=1000 uid=1000 gid=1000 ses=2 pid=4242 comm="pwn"'
+
+# A quoted exe with a space in the path
+echo "$H len=8 $T2 exe=\"/tmp/x y/pwn\" permissive=0 res=0" >"$T/space.log"
+uc report --incidents -n -o EXE -f "$T/space.log"
+[ "$(cat "$T/out")" = "/tmp/x y/pwn" ] && ok "report: quoted exe with a space, table" ||
+	{ notok "report: quoted exe with a space, table"; diag "$T/out" "$T/err"; }
+uc report --incidents -J -o EXE -f "$T/space.log"
+has "$T/out" '"exe": "/tmp/x y/pwn"' "report -J: quoted exe with a space"
+
+# Invalid UTF-8 (hex-encoded by the kernel) in JSON
+echo "$H len=8 auid=1000 uid=1000 gid=1000 ses=2 pid=4242 comm=41FF42 exe=2F746D702FC3A9FE permissive=0 res=0" >"$T/utf8.log"
+uc report -J -f "$T/utf8.log"
+expect 0 "report -J: invalid UTF-8"
+json_ok "report -J: invalid UTF-8 gives valid JSON"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"][0]; sys.exit(not (r["comm"]=="A\\xffB" and r["exe"]=="/tmp/\u00e9\\xfe"))' "$T/out" &&
+		ok "report -J: invalid bytes as \\xNN, valid UTF-8 kept" ||
+		{ notok "report -J: invalid bytes as \\xNN, valid UTF-8 kept"; diag "$T/out"; }
+fi
+
+# The largest values are values, not "unset"
+echo "$H len=18446744073709551615 auid=4294967295 uid=0 gid=0 ses=18446744073709551615 pid=1 comm=\"x\" exe=\"/x\" permissive=0 res=0" >"$T/max.log"
+uc report -n -r -o LENGTH,SES,AUID -f "$T/max.log"
+[ "$(cat "$T/out")" = "18446744073709551615 18446744073709551615 4294967295" ] &&
+	ok "report: len= and ses= of 2^64-1 shown" || { notok "report: len= and ses= of 2^64-1 shown"; diag "$T/out"; }
+uc report -J -o LENGTH,SES -f "$T/max.log"
+has "$T/out" '"length": 18446744073709551615,' "report -J: len= of 2^64-1 is a number, not null"
+has "$T/out" '"ses": 18446744073709551615' "report -J: ses= of 2^64-1 is a number, not null"
+
+# res= out of range, pid=/uid= out of range
+for bad in res=2 res=-1 pid=4294967296 uid=4294967296 len=18446744073709551616; do
+	case $bad in
+	res=*)	line="$H len=8 $T2 exe=\"/x\" permissive=0 $bad" ;;
+	pid=*)	line="$H len=8 auid=0 uid=0 gid=0 ses=1 $bad comm=\"x\" exe=\"/x\" permissive=0 res=0" ;;
+	uid=*)	line="$H len=8 auid=0 $bad gid=0 ses=1 pid=1 comm=\"x\" exe=\"/x\" permissive=0 res=0" ;;
+	len=*)	line="${H%offset=0} offset=0 $bad auid=0 uid=0 gid=0 ses=1 pid=1 comm=\"x\" exe=\"/x\" permissive=0 res=0" ;;
+	esac
+	echo "$line" >"$T/bad.log"
+	uc report -f "$T/bad.log"
+	[ $rc = 1 ] && grep -q "bad.log:1: malformed usercopy record (bad value $bad), skipped" "$T/err" &&
+		ok "report: $bad refused, named" || { notok "report: $bad refused, named"; diag "$T/err"; }
+done
+
+# -r escapes once
+printf '%s len=8 %s exe=2F746D702F1B5B33316D permissive=0 res=0\n' "$H" "$T2" >"$T/esc.log"
+uc report -r -n -o EXE -f "$T/esc.log"
+[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ok "report -r: an escape character escaped once" ||
+	{ notok "report -r: an escape character escaped once"; diag "$T/out"; }
+uc report -n -o EXE -f "$T/esc.log"
+[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ok "report: no terminal escape reaches the terminal" ||
+	{ notok "report: no terminal escape reaches the terminal"; diag "$T/out"; }
+
+# The same file twice is read once
+uc report --incidents -n -r -o PID -f basic.log -f ./basic.log
+[ "$(echo $(cat "$T/out"))" = "123 131 132 140" ] && ok "report -f X -f X: each incident once" ||
+	{ notok "report -f X -f X: each incident once"; diag "$T/out"; }
+has "$T/err" 'basic.log is basic.log again, read once' "report -f X -f X: says so"
+
+# ---- new options --------------------------------------------------------------
+
+uc report -P --incidents -o PID,EXE,ACTION -f basic.log
+head -n 1 "$T/out" >"$T/first"
+[ "$(cat "$T/first")" = 'PID="123" EXE="/usr/bin/uc-victim" ACTION="blocked"' ] && ok "report -P: key=\"value\" pairs" ||
+	{ notok "report -P: key=\"value\" pairs"; diag "$T/out"; }
+uc report -P --mode-changes -o OLD-LOCK -f basic.log
+has "$T/out" '^OLD_LOCK="0"$' "report -P: column names as shell variables"
+
+uc report --incidents -n -r -o PID,LENGTH --sort LENGTH -f basic.log
+[ "$(echo $(cat "$T/out"))" = "132 64 123 128 131 4096 140 100000" ] && ok "report --sort LENGTH: numeric" ||
+	{ notok "report --sort LENGTH: numeric"; diag "$T/out"; }
+uc report --incidents -n -r -o COMM --sort comm -f basic.log
+[ "$(echo $(cat "$T/out"))" = 'cat uc\x20victi uc-victim uc-victim' ] && ok "report --sort COMM: by text" ||
+	{ notok "report --sort COMM: by text"; diag "$T/out"; }
+
+uc -H
+expect 0 "-H exits 0"
+head -n 1 "$T/out" | grep -q '^NAME *TYPE *RECORDS *DESCRIPTION$' && has "$T/out" '^NEW-LOCK *number *mode-changes ' "-H: lists the columns" ||
+	{ notok "-H: lists the columns"; diag "$T/out"; }
+uc --list-columns -J
+json_ok "-H -J: valid JSON"
+
+uc report --incidents -n -r -o TIME --time-format iso -f basic.log
+[ "$(head -n 1 "$T/out")" = "2024-12-03T23:53:20.123+00:00" ] && ok "report --time-format iso" ||
+	{ notok "report --time-format iso"; diag "$T/out"; }
+uc report --incidents -n -r -o TIME --time-format raw -f basic.log
+[ "$(head -n 1 "$T/out")" = "1733270000.123" ] && ok "report --time-format raw" ||
+	{ notok "report --time-format raw"; diag "$T/out"; }
+TZ=CET-1 $VG "$bin" report --incidents -J -o TIME -f basic.log >"$T/out" 2>"$T/err"
+has "$T/out" '"time": "2024-12-04T00:53:20.123+01:00"' "report -J: time with the local zone"
+
+uc report --summary -f basic.log
+expect 0 "report --summary"
+same "$exp/summary.txt" "report --summary: counts by kind"
+uc report --summary -J -o REGION -f basic.log
+json_ok "report --summary -J: valid JSON"
+has "$T/out" '"count": 2,' "report --summary -o REGION: grouped by region"
+
+uc report --mode-changes -n -r -o TIME,NEW,RESULT -f basic.log
+[ "$(head -n 1 "$T/out")" = '2024-12-03\x2023:53:21 log accepted' ] && ok "report -o: mode change columns" ||
+	{ notok "report -o: mode change columns"; diag "$T/out"; }
+
+uc report --since recent -f basic.log
+expect 1 "report --since recent: nothing in an old log"
+printf 'btime 1733270003\n' >"$T/stat"
+USERCOPYCTL_STAT="$T/stat" $VG "$bin" report --incidents -n -r -o PID --since boot -f basic.log >"$T/out" 2>"$T/err"
+[ "$(echo $(cat "$T/out"))" = "132 140" ] && ok "report --since boot" ||
+	{ notok "report --since boot"; diag "$T/out" "$T/err"; }
+uc report --since today -f basic.log
+expect 1 "report --since today: nothing in an old log"
+
+# ---- malformed and large logs (valgrind: no crash, no leak) -------------------
+
+G=$T/gen
+mkdir -p "$G"
+good="$H len=8 $T2 exe=\"/x\" permissive=0 res=0"
+# truncated at every 7th byte of a record
+i=1
+while [ $i -lt ${#good} ]; do
+	printf '%s\n' "$(printf '%s' "$good" | cut -c1-$i)"
+	i=$((i + 7))
+done >"$G/truncated.log"
+# a field over 64 KiB, quoted and hex
+long=$(head -c 70000 /dev/zero | tr '\0' 'A')
+{ echo "$H len=8 $T2 exe=\"/$long\" permissive=0 res=0"
+  echo "$H len=8 $T2 exe=$(head -c 70000 /dev/zero | tr '\0' '4') permissive=0 res=0"
+  echo "$H len=8 $T2 res=0 exe=\"/$long permissive=0"; } >"$G/long.log"
+# NUL bytes, invalid UTF-8, control characters
+{ printf '%s\0 len=8 %s res=0\n' "$H" "$T2"
+  printf '%s len=8 %s exe="/\377\376\001" res=1\n' "$H" "$T2"
+  printf '\377\376 type=\001\n'; } >"$G/bytes.log"
+# missing and overflowing numbers
+{ for f in offset len pid; do echo "$H len=8 $T2 exe=\"/x\" res=0" | sed "s/ $f=[0-9]*//"; done
+  echo "$H len=99999999999999999999999 $T2 exe=\"/x\" res=0"
+  echo "${H%%(*}(99999999999999999999999.123:45): op=exposure res=0"
+  echo "$H len= $T2 res=0"; } >"$G/numbers.log"
+for f in truncated long bytes numbers; do
+	uc report -f "$G/$f.log"
+	[ $rc = 0 ] || [ $rc = 1 ] && ok "report: generated $f.log, no crash or leak" ||
+		{ notok "report: generated $f.log, no crash or leak (exit $rc)"; diag "$T/err"; }
+	uc report -J -f "$G/$f.log"
+	json_ok "report -J: generated $f.log, valid JSON"
+done
+uc report -n -r -o EXE -f "$G/long.log"
+[ "$(wc -l <"$T/out")" = 2 ] && [ "$(head -n 1 "$T/out" | wc -c)" = 70002 ] &&
+	ok "report: fields over 64 KiB are kept whole" || { notok "report: fields over 64 KiB are kept whole"; wc -c "$T/out" | diag; }
+has "$T/err" 'long.log:3: malformed usercopy record (unterminated quote)' "report: an unterminated quote is named"
+uc report -f "$G/bytes.log"
+has "$T/err" 'bytes.log:1: line contains a NUL byte' "report: a NUL byte is named"
+
+# 100,000 records: flat memory, and (under valgrind) no leak
+awk -v h="$H" -v t="$T2" 'BEGIN {
+	for (i = 0; i < 100000; i++) {
+		if (i % 1000 == 0)
+			printf "type=CONFIG_CHANGE msg=audit(%d.000:%d): op=usercopy-mode old=log new=enforce old_lock=0 new_lock=0 auid=0 ses=3 res=1\n", 1733270000 + i, i
+		printf "type=UNKNOWN[1790] msg=audit(%d.%03d:%d): op=exposure region=slab cache=kmalloc-64 offset=0 len=%d auid=1000 uid=1000 gid=1000 ses=2 pid=%d comm=\"pwn\" exe=\"/tmp/pwn\" permissive=0 res=%d\n", 1733270000 + i, i % 1000, i, i % 4096 + 1, 1000 + i % 30000, i % 2
+	}
+}' >"$G/big.log"
+uc report --summary -f "$G/big.log"
+expect 0 "report --summary: 100,000 records"
+has "$T/out" '^ *50000 exposure' "report --summary: 100,000 records counted"
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f %M -o "$T/rss" "$bin" report -f "$G/big.log" >"$T/out" 2>"$T/err"
+	[ "$(wc -l <"$T/out")" = 100103 ] && [ "$(cat "$T/rss")" -lt 30000 ] &&
+		ok "report: 100,000 records streamed in $(cat "$T/rss") KiB" ||
+		{ notok "report: 100,000 records streamed ($(cat "$T/rss") KiB, $(wc -l <"$T/out") lines)"; }
+else
+	ok "report: 100,000 records streamed # SKIP no /usr/bin/time"
+fi
+uc report -n -r -o PID --pid 4242 -f "$G/big.log"
+expect 0 "report: 100,000 records under valgrind"
 
 # ---- status -----------------------------------------------------------------
 
@@ -281,7 +482,12 @@ same "$exp/status.txt" "status: exact text"
 uc status -J -f basic.log
 expect 0 "status -J"
 json_ok "status -J: valid JSON"
+sed -i "s|$T/|\$T/|" "$T/out"
 same "$exp/status.json" "status -J: exact JSON"
+has "$T/out" '"sysctl-dir": "$T/sys",' "status -J: sysctl-dir"
+mkdir -p "$T/we\"ird\\dir"
+USERCOPYCTL_SYSCTL_DIR="$T/we\"ird\\dir/x" $VG "$bin" status -J >"$T/out" 2>"$T/err"
+json_ok "status -J: an odd sysctl-dir is escaped"
 uc status -f "$T/no-such.log"
 expect 0 "status with an unreadable audit log"
 has "$T/out" "^Latest incidents: $T/no-such.log is not readable (No such file or directory)\$" "status says the log is unreadable"
@@ -289,6 +495,9 @@ export USERCOPYCTL_KCONFIG="$T/no-config"
 uc status -f "$T/empty.log"
 has "$T/out" '^  stack frames:       unknown$' "status without a kernel config: unknown"
 has "$T/out" '^Latest incidents: none in ' "status with no incidents says so"
+uc status -J -f "$T/empty.log"
+json_ok "status -J with no incidents: valid JSON"
+has "$T/out" '"latest-incidents": null$' "status -J with no incidents: null, not [null]"
 unset USERCOPYCTL_KCONFIG USERCOPYCTL_CMDLINE
 
 # ---- mode -------------------------------------------------------------------
@@ -300,7 +509,8 @@ uc mode
 expect 0 "mode: show"
 [ "$(cat "$T/out")" = enforce ] && ok "mode: show prints the word" || { notok "mode: show prints the word"; diag "$T/out"; }
 uc mode -J
-[ "$(cat "$T/out")" = '{"mode": "enforce", "locked": false}' ] && ok "mode -J" || { notok "mode -J"; diag "$T/out"; }
+printf '{\n   "mode": [\n      {\n         "mode": "enforce",\n         "locked": false\n      }\n   ]\n}\n' >"$T/want"
+same "$T/want" "mode -J: a one-row table"
 
 for m in log off enforce; do
 	uc mode $m
@@ -315,6 +525,20 @@ uc mode sideways
 expect 1 "mode: invalid word refused"
 [ "$(cat "$T/err")" = "usercopyctl: invalid mode 'sideways' (use off, log or enforce)" ] &&
 	ok "mode: invalid word, one line" || { notok "mode: invalid word, one line"; diag "$T/err"; }
+# The mode names come from the kernel's modes_avail.
+echo "off log enforce paranoid" >"$T/sys/modes_avail"
+uc mode sideways
+[ "$(cat "$T/err")" = "usercopyctl: invalid mode 'sideways' (use off, log, enforce or paranoid)" ] &&
+	ok "mode: the valid names are the kernel's modes_avail" || { notok "mode: the valid names are the kernel's modes_avail"; diag "$T/err"; }
+uc mode paranoid
+expect 0 "mode: a mode only the kernel knows"
+uc --help
+has "$T/out" '^Modes: off log enforce paranoid$' "--help: modes from modes_avail"
+rm "$T/sys/modes_avail"
+uc mode sideways
+has "$T/err" "(use off, log or enforce)" "mode: the fallback names without modes_avail"
+echo "off log enforce" >"$T/sys/modes_avail"
+uc mode enforce
 [ "$(cat "$T/sys/mode")" = enforce ] && ok "mode: invalid word leaves the mode alone" ||
 	notok "mode: invalid word leaves the mode alone"
 
@@ -403,6 +627,9 @@ if [ $rc = 0 ]; then
 	ok "monitor --timeout ends by itself"
 	uc monitor --timeout 0.2 --count 1
 	expect 1 "monitor --count not reached before --timeout exits 1"
+	[ "$(cat "$T/err")" = "usercopyctl: timed out after 0.2 s with 0 of 1 incidents" ] &&
+		ok "monitor --count not reached: says so in one line" ||
+		{ notok "monitor --count not reached: says so in one line"; diag "$T/err"; }
 	# SIGTERM ends it cleanly (exit 0)
 	$VG "$bin" monitor --timeout 20 >"$T/out" 2>"$T/err" &
 	pid=$!
@@ -426,16 +653,30 @@ else
 fi
 
 if command -v bash >/dev/null; then
-	out=$(bash -c '
+	mkdir -p "$T/compsys"
+	echo "off log enforce paranoid" >"$T/compsys/modes_avail"
+	out=$(PATH="$top:$PATH" USERCOPYCTL_SYSCTL_DIR="$T/nothing" bash -c '
 		. "$1"
 		COMP_WORDS=(usercopyctl ""); COMP_CWORD=1; _usercopyctl; echo "${COMPREPLY[*]}"
 		COMP_WORDS=(usercopyctl mode ""); COMP_CWORD=2; _usercopyctl; echo "${COMPREPLY[*]}"
 		COMP_WORDS=(usercopyctl report -o ""); COMP_CWORD=3; _usercopyctl; echo "${COMPREPLY[*]}"
-	' sh "$top/usercopyctl.bash-completion" 2>&1)
+		COMP_WORDS=(usercopyctl report --sort ""); COMP_CWORD=3; _usercopyctl; echo "${COMPREPLY[*]}"
+		USERCOPYCTL_SYSCTL_DIR=$2
+		COMP_WORDS=(usercopyctl mode ""); COMP_CWORD=2; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl report -""); COMP_CWORD=2; _usercopyctl; echo "${COMPREPLY[*]}"
+	' sh "$top/usercopyctl.bash-completion" "$T/compsys" 2>&1)
 	echo "$out" | sed -n 1p | grep -qw status && echo "$out" | sed -n 2p | grep -qw enforce &&
-		echo "$out" | sed -n 3p | grep -qw COMM &&
-		ok "bash completion completes commands, modes and columns" ||
-		{ notok "bash completion completes commands, modes and columns"; echo "$out" | diag; }
+		echo "$out" | sed -n 3p | grep -qw 'COMM,' && echo "$out" | sed -n 3p | grep -qw 'RESULT,' &&
+		echo "$out" | sed -n 4p | grep -qw LENGTH &&
+		ok "bash completion completes commands, modes and columns (from the program)" ||
+		{ notok "bash completion completes commands, modes and columns (from the program)"; echo "$out" | diag; }
+	echo "$out" | sed -n 5p | grep -qw paranoid && ok "bash completion: modes from modes_avail" ||
+		{ notok "bash completion: modes from modes_avail"; echo "$out" | diag; }
+	for o in --pairs --sort --summary --time-format --list-columns; do
+		echo "$out" | sed -n 6p | grep -q -- "$o" || missing_c="${missing_c:-} $o"
+	done
+	[ -z "${missing_c:-}" ] && ok "bash completion: the report options" ||
+		{ notok "bash completion: the report options (missing:$missing_c)"; echo "$out" | diag; }
 fi
 
 rules=$top/../../audit-rules/usercopy.rules

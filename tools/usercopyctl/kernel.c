@@ -1,6 +1,7 @@
 /*
- * usercopyctl: the kernel side -- sysctls, kernel config, boot
- * parameters and the sysctl.d file that makes a mode persistent.
+ * usercopyctl: the running kernel -- its sysctls and mode names, its
+ * build configuration (also gzip-compressed), its command line, and the
+ * sysctl.d file that makes a mode persistent.  Errors are returned.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +17,8 @@
 
 #include "usercopyctl.h"
 
-static const char *const modes[] = { "off", "log", "enforce" };
+/* The one fallback table, for kernels whose modes_avail cannot be read. */
+static const char *const fallback_modes[] = { "off", "log", "enforce" };
 
 const char *uc_sysctl_dir(void)
 {
@@ -32,13 +34,77 @@ int uc_supported(void)
 	return stat(uc_sysctl_dir(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int uc_mode_valid(const char *word)
+void uc_modes_read(struct uc_modes *m)
+{
+	char *tok, *save = NULL;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	if (uc_sysctl_read("modes_avail", m->buf, sizeof(m->buf)) == 0) {
+		for (tok = strtok_r(m->buf, " \t\n", &save);
+		     tok && m->n < UC_MAX_MODES;
+		     tok = strtok_r(NULL, " \t\n", &save)) {
+			/* "[enforce]" style current-mode marks are not names */
+			if (tok[0] == '[') {
+				tok++;
+				tok[strcspn(tok, "]")] = '\0';
+			}
+			if (*tok)
+				m->name[m->n++] = tok;
+		}
+	}
+	if (m->n) {
+		m->from_kernel = 1;
+		return;
+	}
+	for (i = 0; i < sizeof(fallback_modes) / sizeof(fallback_modes[0]); i++)
+		m->name[m->n++] = fallback_modes[i];
+}
+
+int uc_mode_valid(const struct uc_modes *m, const char *word)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (strcmp(word, modes[i]) == 0)
+	for (i = 0; i < m->n; i++)
+		if (strcmp(word, m->name[i]) == 0)
 			return 1;
+	return 0;
+}
+
+const char *uc_modes_join(const struct uc_modes *m, const char *sep,
+			  const char *last, char *buf, size_t size)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < m->n && off < size; i++) {
+		int n = snprintf(buf + off, size - off, "%s%s",
+				 i == 0 ? "" : i + 1 == m->n ? last : sep,
+				 m->name[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
+}
+
+int uc_state_read(struct uc_state *st)
+{
+	char buf[16];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->locked = -1;
+	if (!uc_supported())
+		return -ENOENT;
+	rc = uc_sysctl_read("mode", st->mode, sizeof(st->mode));
+	st->have_mode = rc == 0 && st->mode[0];
+	st->mode_err = rc ? rc : st->have_mode ? 0 : -ENODATA;
+	if (!st->have_mode)
+		snprintf(st->mode, sizeof(st->mode), "?");
+	if (uc_sysctl_read("locked", buf, sizeof(buf)) == 0)
+		st->locked = strcmp(buf, "1") == 0;
 	return 0;
 }
 
@@ -296,7 +362,7 @@ const char *uc_kconfig_whitelisting(const struct uc_kconfig *kc)
 
 /* ---- boot parameters --------------------------------------------------- */
 
-const char *uc_boot_mode(char *buf, size_t size)
+const char *uc_boot_mode(const struct uc_modes *m, char *buf, size_t size)
 {
 	const char *env = getenv("USERCOPYCTL_CMDLINE");
 	char line[4096];
@@ -316,7 +382,7 @@ const char *uc_boot_mode(char *buf, size_t size)
 	for (tok = strtok_r(line, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
 		if (strncmp(tok, "usercopy_mode=", 14) == 0 &&
-		    uc_mode_valid(tok + 14)) {
+		    uc_mode_valid(m, tok + 14)) {
 			snprintf(buf, size, "%s", tok + 14);
 			res = buf;
 		} else if (strcmp(tok, "hardened_usercopy=off") == 0) {
@@ -342,9 +408,10 @@ const char *uc_persist_default(char *buf, size_t size)
  * only step left after the kernel took the mode is an atomic rename().
  * Returns 0 or -errno.
  */
-int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode)
+int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode,
+		       const struct uc_modes *m)
 {
-	char body[512];
+	char body[512], names[160];
 	size_t len, off = 0;
 	int fd, e;
 
@@ -354,8 +421,11 @@ int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode)
 	len = (size_t)snprintf(body, sizeof(body),
 		"# Usercopy hardening mode, applied at boot by systemd-sysctl.\n"
 		"# Written by usercopyctl mode --persist; see usercopyctl(8)\n"
-		"# and sysctl.d(5). Valid modes: off, log, enforce.\n"
-		"kernel.usercopy.mode = %s\n", mode);
+		"# and sysctl.d(5). Valid modes: %s.\n"
+		"kernel.usercopy.mode = %s\n",
+		uc_modes_join(m, ", ", ", ", names, sizeof(names)), mode);
+	if (len >= sizeof(body))
+		return -ENAMETOOLONG;
 
 	fd = mkostemp(p->tmp, O_CLOEXEC);
 	if (fd < 0) {
