@@ -1,0 +1,171 @@
+#!/bin/bash
+# check.sh [OUT]
+#
+# Checks of the Debian packages that build.sh (make deb) left in OUT
+# (default build/packaging), in TAP: lintian, contents, versions, the
+# kernel patch package's series against patches/ and its apply and unpatch
+# scripts on the files of $KTAR the series touches, and (unless REPRO=0) a
+# second build of the same sources (OUT/source.tar) in another directory,
+# which must give identical .debs.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+# A failure that stops the checks is a "not ok" too, for harnesses that
+# only count those.
+bail() { echo "not ok 1 - $*"; echo "Bail out! $*"; echo "1..1"; exit 1; }
+out=$(cd "${1:-$top/build/packaging}" 2>/dev/null && pwd) || bail "no ${1:-build/packaging}: run make deb"
+KTAR=${KTAR:-/usr/src/linux-source-6.1.tar.xz}
+REPRO=${REPRO:-1}
+
+n=0 failures=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+diag() { sed 's/^/# /' "$@"; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+version=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Version)
+upstream=${version%-*}
+arch=$(dpkg --print-architecture)
+tools=$out/usercopy-tools_${version}_$arch.deb
+kpatch=$out/linux-patch-usercopy_${version}_all.deb
+changes=$out/usercopy-hardening_${version}_$arch.changes
+for f in "$tools" "$kpatch" "$changes"; do
+	[ -f "$f" ] || bail "${f#"$top"/} missing: run make deb"
+done
+ok "make deb built ${tools##*/} and ${kpatch##*/}"
+
+# --- lintian ----------------------------------------------------------------
+if lintian --fail-on error,warning --display-level '>=warning' --tag-display-limit 0 \
+		"$changes" >"$T/lintian" 2>&1; then
+	ok "lintian: no error or warning (overrides: $(cat "$here"/debian/*.lintian-overrides | grep -vc '^#\|^$'))"
+else
+	notok "lintian: errors or warnings"
+	grep -v 'running with root privileges' "$T/lintian" | diag
+fi
+
+# --- usercopy-tools -----------------------------------------------------------
+root=$T/tools
+mkdir -p "$root"
+dpkg-deb -x "$tools" "$root"
+dpkg-deb -c "$tools" | awk '{print $6}' | sed 's|^\./||' | grep -v '/$' | grep . | sort >"$T/files"
+cat >"$T/want" <<LIST
+usr/sbin/usercopyctl
+usr/share/bash-completion/completions/usercopyctl
+usr/share/doc/usercopy-tools/README.Debian
+usr/share/doc/usercopy-tools/changelog.Debian.gz
+usr/share/doc/usercopy-tools/copyright
+usr/share/doc/usercopy-tools/examples/usercopy.rules
+usr/share/lintian/overrides/usercopy-tools
+usr/share/man/man8/usercopyctl.8.gz
+LIST
+diff -u "$T/want" "$T/files" >"$T/d" && ok "usercopy-tools: program, man page, completion, rules as an example" ||
+	{ notok "usercopy-tools: the files expected"; diag "$T/d"; }
+cmp -s "$root/usr/share/doc/usercopy-tools/examples/usercopy.rules" "$top/audit-rules/usercopy.rules" &&
+	! dpkg-deb -I "$tools" conffiles >/dev/null 2>&1 && [ ! -e "$root/etc" ] &&
+	ok "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d" ||
+	notok "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d"
+[ "$(dpkg-deb -f "$tools" Version)" = "$version" ] &&
+	[ "$("$root/usr/sbin/usercopyctl" --version 2>&1)" = "usercopyctl from usercopy-hardening $upstream" ] &&
+	ok "one version: package $version, usercopyctl --version $upstream" ||
+	notok "one version: package $(dpkg-deb -f "$tools" Version), usercopyctl --version '$("$root/usr/sbin/usercopyctl" --version 2>&1)', changelog $version"
+zcat "$root/usr/share/man/man8/usercopyctl.8.gz" | sed 's/\\-/-/g' | grep "^\.TH \"USERCOPYCTL\" \"8\" \"[^\"]*\" \"usercopy-hardening $upstream\"" >/dev/null &&
+	ok "man page of version $upstream" || { notok "man page of version $upstream"; zcat "$root/usr/share/man/man8/usercopyctl.8.gz" | grep '^\.TH' | diag; }
+bash -c '. "$1" && complete -p usercopyctl' _ "$root/usr/share/bash-completion/completions/usercopyctl" >"$T/comp" 2>&1 &&
+	ok "bash completion registers usercopyctl" || { notok "bash completion registers usercopyctl"; diag "$T/comp"; }
+dpkg-deb -f "$tools" Depends | grep 'libsmartcols1' >/dev/null &&
+	ok "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))" ||
+	notok "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))"
+cmp -s "$root/usr/sbin/usercopyctl" "$out/root/usercopy-tools/usr/sbin/usercopyctl" &&
+	ok "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one" ||
+	notok "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one"
+
+# --- linux-patch-usercopy -----------------------------------------------------
+kroot=$T/kpatch
+mkdir -p "$kroot"
+dpkg-deb -x "$kpatch" "$kroot"
+diffs=$kroot/usr/src/kernel-patches/diffs/usercopy
+[ "$(dpkg-deb -f "$kpatch" Architecture)" = all ] && ok "linux-patch-usercopy is Architecture: all" ||
+	notok "linux-patch-usercopy is Architecture: all"
+kvers=
+for dir in "$top"/patches/*; do
+	[ -f "$dir/series" ] || continue
+	kver=${dir##*/}
+	kvers="$kvers $kver"
+	bad=
+	for f in series BASE $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]].*//' "$dir/series"); do
+		[ -f "$dir/$f" ] || continue
+		cmp -s "$dir/$f" "$diffs/$kver/$f" || bad="$bad $f"
+	done
+	extra=$(cd "$diffs/$kver" 2>/dev/null && for f in *; do grep -qxF "$f" "$dir/series" || [ "$f" = series ] || [ "$f" = BASE ] || printf ' %s' "$f"; done)
+	[ -d "$diffs/$kver" ] && [ -z "$bad" ] && [ -z "$extra" ] &&
+		ok "linux-patch-usercopy: patches/$kver as it is ($(grep -c . "$diffs/$kver/series") patches, series, BASE $(cat "$diffs/$kver/BASE" 2>/dev/null))" ||
+		notok "linux-patch-usercopy: patches/$kver as it is (differ:${bad:- none}; extra:${extra:- none})"
+done
+shipped=$(cd "$diffs" && for d in */; do printf ' %s' "${d%/}"; done)
+[ "$shipped" = "$kvers" ] && ok "linux-patch-usercopy: one series per patches/*/series:$kvers" ||
+	notok "linux-patch-usercopy: series shipped:$shipped, in patches/:$kvers"
+cmp -s "$diffs/usercopy.config" "$top/kernel/configs/usercopy.config" &&
+	[ -x "$kroot/usr/src/kernel-patches/all/apply/usercopy" ] && [ -x "$kroot/usr/src/kernel-patches/all/unpatch/usercopy" ] &&
+	ok "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy" ||
+	notok "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy"
+
+# The apply and unpatch scripts, on the files of the kernel source that the
+# 6.1 series touches (not the whole tree: quicker, same result).
+if [ -f "$KTAR" ] && [ -d "$diffs/6.1" ]; then
+	k=$T/linux
+	mkdir -p "$k" "$T/pristine"
+	sed -n 's|^--- a/||p' "$diffs"/6.1/*.patch | sed 's/[[:space:]].*//' | sort -u >"$T/touched"
+	tdir=$(tar -tJf "$KTAR" | head -n 1 | cut -d/ -f1)
+	tar -xJf "$KTAR" -C "$T/pristine" --strip-components=1 "$tdir/Makefile" \
+		$(sed "s|^|$tdir/|" "$T/touched") 2>"$T/tar" || true
+	mkdir -p "$T/pristine/kernel" "$T/pristine/mm"
+	cp -a "$T/pristine/." "$k/"
+	export KPATCH_DIFFS_usercopy=$diffs
+	if (cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/apply" 2>&1 &&
+			[ -f "$k/debian/APPLIED_all_usercopy" ] && ! diff -rq "$T/pristine" "$k" >/dev/null 2>&1 &&
+			grep -q AUDIT_ANOM_USERCOPY "$k/include/uapi/linux/audit.h"; then
+		ok "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+	else
+		notok "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+		diag "$T/apply" "$T/tar"
+	fi
+	(cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/again" 2>&1 &&
+		grep -q 'already applied' "$T/again" && ok "all/apply/usercopy a second time: already applied" ||
+		{ notok "all/apply/usercopy a second time: already applied"; diag "$T/again"; }
+	(cd "$k" && "$kroot/usr/src/kernel-patches/all/unpatch/usercopy") >"$T/unpatch" 2>&1
+	find "$k" "$T/pristine" -depth -type d -empty -delete
+	diff -r "$T/pristine" "$k" >"$T/d" 2>&1 && ok "all/unpatch/usercopy gives the tree back as it was" ||
+		{ notok "all/unpatch/usercopy gives the tree back as it was"; diag "$T/unpatch"; head -n 20 "$T/d" | diag; }
+	mkdir -p "$T/other/kernel" "$T/other/mm"
+	printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\n' >"$T/other/Makefile"
+	! (cd "$T/other" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/other.out" 2>&1 &&
+		grep -q 'no series for Linux 5.10' "$T/other.out" && ok "all/apply/usercopy refuses a kernel it has no series for" ||
+		{ notok "all/apply/usercopy refuses a kernel it has no series for"; diag "$T/other.out"; }
+	unset KPATCH_DIFFS_usercopy
+else
+	skip "all/apply/usercopy and all/unpatch/usercopy on the 6.1 series" "no $KTAR"
+fi
+
+# --- reproducible -------------------------------------------------------------
+if [ "$REPRO" != 0 ]; then
+	# Same sources (those of the first build, OUT/source.tar), another
+	# directory, another time.
+	if DEB_BUILD_OPTIONS=nocheck "$here/build.sh" "$out-repro" "$out/source.tar" >"$T/repro" 2>&1; then
+		bad=
+		for deb in "$out"/*.deb; do
+			cmp -s "$deb" "$out-repro/${deb##*/}" || bad="$bad ${deb##*/}"
+		done
+		[ -z "$bad" ] && ok "reproducible: a second build in ${out#"$top"/}-repro gives identical .debs" ||
+			notok "reproducible: differ:$bad (compare with diffoscope ${out#"$top"/}{,-repro}/...)"
+	else
+		notok "reproducible: the second build failed"
+		diag "$T/repro"
+	fi
+else
+	skip "reproducible" "REPRO=0"
+fi
+
+echo "1..$n"
+[ "$failures" -eq 0 ]
