@@ -31,20 +31,41 @@ FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CF
 DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
 	build-essential bc flex bison libelf-dev libssl-dev cpio dwarves \
-	kmod rsync xz-utils pkg-config asciidoctor valgrind python3 file quilt
+	kmod rsync xz-utils pkg-config asciidoctor valgrind python3 file quilt \
+	debhelper lintian
 
 GUEST_SRCS := $(wildcard tests/guest/*.c)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
 SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
 
-.PHONY: all tools deps demo check bench bench-trace kernels guests static dev-tree \
-	export-patches bisect-check clean distclean
+.PHONY: all tools deb deps demo check bench bench-trace kernels guests static dev-tree \
+	export-patches bisect-check jump-label-repro clean distclean
 
 all: tools
 
 tools:
 	$(MAKE) -C tools/usercopyctl
+
+# --- Debian packages (packaging/README.md) -----------------------------------
+# make deb: usercopy-tools and linux-patch-usercopy in $(PKG), unpacked in
+# $(PKG)/root/PACKAGE/, with the tool's tests.  The guests get usercopyctl
+# from there; when make check or make demo builds the packages for them it
+# leaves out the tests (nocheck), which make check runs on their own.
+PKG := $(B)/packaging
+PKG_INPUTS := packaging/build.sh $(wildcard $(shell git ls-files -co --exclude-standard \
+	tools/usercopyctl audit-rules patches packaging/debian kernel/configs/usercopy.config \
+	2>/dev/null || find tools/usercopyctl audit-rules patches packaging/debian \
+	kernel/configs/usercopy.config -type f))
+
+deb: deps
+	@packaging/build.sh $(PKG)
+	@touch $(PKG)/debs.stamp
+
+$(PKG)/debs.stamp: $(PKG_INPUTS)
+	@echo "  DEB     $(PKG) (nocheck)"
+	@DEB_BUILD_OPTIONS="nocheck $(DEB_BUILD_OPTIONS)" packaging/build.sh $(PKG)
+	@touch $@
 
 # Idempotent: apt-get runs only when a package is missing.
 deps:
@@ -83,13 +104,13 @@ $(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 define bench_kernels
 $(B)/obj/bench-$(1)-nohu/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-nohu"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/nohu.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config
 $(B)/obj/bench-$(1)-mainline/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-mainline"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
 $(B)/obj/bench-$(1)/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 	@echo "  KERNEL  bench-$(1)"
-	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/bench.config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
@@ -101,12 +122,12 @@ $(B)/guest-bin/%: tests/guest/%.c
 	@mkdir -p $(dir $@)
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-$(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) tools FORCE
+$(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) $(PKG)/debs.stamp FORCE
 	@mkdir -p $(B)/guest/$* $(B)/kmod/$*
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' tests/kmod/ $(B)/kmod/$*/
 	@$(MAKE) -s -C $(B)/obj/$* M=$(CURDIR)/$(B)/kmod/$* CC="ccache gcc" modules
 	@cp $(B)/obj/$*/arch/x86/boot/bzImage $(B)/guest/$*/bzImage
-	@tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko $(B)/guest-bin tools/usercopyctl
+	@tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko $(B)/guest-bin $(PKG)/root/usercopy-tools/usr/sbin
 	@echo "  GUEST   $(B)/guest/$*"
 
 guests: $(foreach v,$(VARIANTS),$(B)/guest/$(v)/initramfs.cpio.gz)
@@ -132,12 +153,15 @@ static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
 		echo "not ok - make -C tools/usercopyctl check failed" >>$(B)/logs/usercopyctl.tap
 
 check: deps static guests
+	@echo "  CHECK   Debian packages"
+	@packaging/check.sh $(PKG) >$(B)/logs/packaging.tap 2>&1 || true
 	@python3 tests/harness.py --kernel-dir $(B)/guest --logdir $(B)/logs \
 		--variants $(shell echo $(VARIANTS) | tr ' ' ,) \
 		--tap selftest=$(B)/logs/selftest.tap \
 		--tap checkpatch=$(B)/logs/checkpatch.tap \
 		--tap sparse=$(B)/logs/sparse.tap \
-		--tap usercopyctl=$(B)/logs/usercopyctl.tap
+		--tap usercopyctl=$(B)/logs/usercopyctl.tap \
+		--tap packaging=$(B)/logs/packaging.tap
 
 BENCH_UNW ?= fp orc
 BENCH_KERNELS := $(foreach u,$(BENCH_UNW),bench-$(u)-nohu bench-$(u)-mainline bench-$(u))
@@ -176,6 +200,22 @@ bisect-check: deps
 		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config | \
 		tee $(B)/bisect/result.tap
 	@! grep -q '^not ok' $(B)/bisect/result.tap
+
+# The mode-switch stress of the guest tests on the unpatched kernel: flips
+# of one of its own static keys while a module runs the key's jump sites
+# and is unloaded and loaded again (tests/jump-label/).  Not in `make check`.
+# JL_TCG=multi (one host thread per vCPU) or single, as `make check` runs.
+JL_TCG ?= multi
+jump-label-repro: deps $(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage
+	@mkdir -p $(B)/guest/vanilla $(B)/jl/kmod $(B)/jl/bin $(B)/logs
+	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude=jl-stress.c \
+		tests/jump-label/ $(B)/jl/kmod/
+	@$(MAKE) -s -C $(B)/obj/bench-orc-mainline M=$(CURDIR)/$(B)/jl/kmod CC="ccache gcc" modules
+	gcc -static -O2 -Wall -Wextra -Werror -o $(B)/jl/bin/jl-stress tests/jump-label/jl-stress.c
+	@cp $(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage $(B)/guest/vanilla/
+	@tests/mkinitramfs.sh $(B)/guest/vanilla/initramfs.cpio.gz $(B)/jl/kmod/jl_rfs.ko $(B)/jl/bin -
+	@UC_TCG_THREAD=$(JL_TCG) python3 tests/harness.py --kernel-dir $(B)/guest \
+		--logdir $(B)/logs --variants vanilla
 
 # --- developer round trip (README: "Editing the series") --------------------
 

@@ -22,8 +22,8 @@ KERNELS = [
     ("(c) log", "bench-{u}", "usercopy_mode=log"),
     ("(c) enforce", "bench-{u}", "usercopy_mode=enforce"),
 ]
-WORKLOADS = ["unix64", "getsockopt", "proc-stat", "fstat", "getppid",
-             "messaging"]
+WORKLOADS = ["unix64", "getsockopt", "poll", "readv", "proc-stat", "fstat",
+             "getppid", "messaging"]
 
 
 def run(guestdir, kdir, extra, ops, logdir, tag):

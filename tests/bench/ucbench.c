@@ -10,12 +10,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +80,47 @@ static void sockopt(void)
 			die("getsockopt");
 	}
 	report("getsockopt", t, ops);
+	close(fd);
+}
+
+/* poll() copies the pollfd array into a buffer in its own stack frame. */
+static void poll_(void)
+{
+	struct pollfd pfd[2];
+	int p[2];
+	double t;
+
+	if (pipe(p))
+		die("pipe");
+	pfd[0] = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = p[1], .events = POLLOUT };
+	t = now();
+	for (long i = 0; i < ops; i++)
+		if (poll(pfd, 2, 0) != 1)
+			die("poll");
+	report("poll", t, ops);
+	close(p[0]);
+	close(p[1]);
+}
+
+/*
+ * readv() copies the iovec array into a stack buffer two calls up from the
+ * copy (do_readv() -> import_iovec() -> iovec_from_user()).
+ */
+static void readv_(void)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	char a[8], b[8];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	double t;
+
+	if (fd < 0)
+		die("/dev/zero");
+	t = now();
+	for (long i = 0; i < ops; i++)
+		if (readv(fd, iov, 2) != sizeof(a) + sizeof(b))
+			die("readv");
+	report("readv", t, ops);
 	close(fd);
 }
 
@@ -176,11 +219,13 @@ int main(int argc, char **argv)
 	long saved = ops;
 
 	ops = 100;
-	unix64(); sockopt(); procstat(); fstat_(); getppid_();
+	unix64(); sockopt(); poll_(); readv_(); procstat(); fstat_(); getppid_();
 	ops = saved;
 	printf("# measured\n");
 	unix64();
 	sockopt();
+	poll_();
+	readv_();
 	procstat();
 	fstat_();
 	getppid_();

@@ -4,13 +4,15 @@
  * usercopy-hardening series (sysctls, reaction, reports).  Prints TAP
  * ("ok - ...", "not ok - ...", "# ...") and exits 1 if anything failed.
  *
- *   usercopy-test violations [--frame-check=yes|no]
+ *   usercopy-test violations
  *	every bad copy of tests/kmod's uc_buggy, in the current mode: was the
  *	process killed, did kernel bytes reach user space, the counter, the
  *	kernel log line, the audit record live from the audit multicast group
  *	and in auditd's log; and in-bounds copies that must never be reported
  *   usercopy-test sysctl	bad input and privilege checks of the sysctls
- *   usercopy-test mode-switch	mode changes while other processes copy
+ *   usercopy-test mode-switch [N]
+ *	N mode changes (default 10000) while two processes copy through core
+ *	code and the test module, and a third unloads and loads the module
  *   usercopy-test lock		the one-way lock (last: it cannot be undone)
  */
 #define _GNU_SOURCE
@@ -25,8 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -342,8 +347,8 @@ struct scenario {
 	size_t len, field;	/* length of the copy, of the legitimate part */
 	const char *log;	/* what the kernel log line says */
 	const char *record;	/* what the audit record says */
-	int frame_only;		/* caught only with frame checking */
 	int always_refused;	/* an object of known size: refused in any mode */
+	int enforce_only;	/* would smash the kernel stack if allowed */
 };
 
 static const struct scenario scenarios[] = {
@@ -358,16 +363,18 @@ static const struct scenario scenarios[] = {
 	  "op=overwrite region=slab cache=uc_buggy_wl offset=32 len=64 ", 0, 0 },
 	{ "leak-stack", "stack", 0, 64, 32,
 	  "exposure of stack object (",
-	  "op=exposure region=stack cache=? ", 1, 0 },
+	  "op=exposure region=stack cache=? ", 0, 0 },
+	{ "overwrite-stack", "stack", 1, 256, 32,
+	  "overwrite of stack object (",
+	  "op=overwrite region=stack cache=? ", 0, 1 },
 	{ "leak-fixed", "fixed", 0, 64, 32,
 	  "exposure of object of known size (offset 0, len 64)",
-	  "op=exposure region=object cache=? offset=0 len=64 ", 0, 1 },
+	  "op=exposure region=object cache=? offset=0 len=64 ", 1, 0 },
 };
 
-static void run_scenario(const struct scenario *s, const char *m,
-			 int frame_check)
+static void run_scenario(const struct scenario *s, const char *m)
 {
-	int caught = strcmp(m, "off") && (!s->frame_only || frame_check);
+	int caught = strcmp(m, "off") != 0;
 	int enforce = !strcmp(m, "enforce");
 	int refused = (enforce && caught) || s->always_refused;
 	char pidstr[32], kpid[32], state[64], line[1024], rec[2048];
@@ -378,6 +385,11 @@ static void run_scenario(const struct scenario *s, const char *m,
 	pid_t pid;
 	size_t i;
 
+	if (s->enforce_only && !enforce) {
+		tap(1, "%s in %s mode # SKIP allowed, it would smash the kernel stack",
+		    s->name, m);
+		return;
+	}
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED) {
@@ -505,6 +517,7 @@ static void legit(const char *m)
 	memset(buf, 'W', sizeof(buf));
 	bad |= buggy_copy("whitelist", 1, buf, 32);
 	bad |= buggy_copy("stack", 0, buf, 32);
+	bad |= buggy_copy("stack", 1, buf, 32);
 	tap(!bad, "in-bounds copies work in %s mode", m);
 	tap(sysctl_long("violations") == before,
 	    "in-bounds copies are not counted in %s mode", m);
@@ -512,18 +525,18 @@ static void legit(const char *m)
 	    "in-bounds copies are not reported in %s mode", m);
 }
 
-static int cmd_violations(int frame_check)
+static int cmd_violations(void)
 {
 	char m[32];
 	size_t i;
 
 	snprintf(m, sizeof(m), "%s", mode());
-	printf("# mode %s, frame checking %s\n", m, frame_check ? "yes" : "no");
+	printf("# mode %s\n", m);
 	if (audit_open())
 		return 1;
 	legit(m);
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		run_scenario(&scenarios[i], m, frame_check);
+		run_scenario(&scenarios[i], m);
 	return failures != 0;
 }
 
@@ -646,12 +659,80 @@ static int cmd_sysctl(void)
 
 /* ---- mode changes under load -------------------------------------------- */
 
+#define BUGGY_KO "/lib/modules/uc_buggy.ko"
+
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/*
+ * The module's debugfs files are opened under a shared lock and the module
+ * is unloaded under an exclusive one: debugfs in 6.1 warns when a file is
+ * opened while its module is on the way out (full_proxy_open()).
+ */
+static int reload_lock(int how)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = open("/tmp/uc-reload.lock", O_RDWR | O_CREAT | O_CLOEXEC,
+			  0600);
+	return fd < 0 ? -1 : flock(fd, how);
+}
+
+/*
+ * An in-bounds copy through the test module, which another process loads
+ * and unloads meanwhile: 0 if it went through, 1 if the module was not
+ * there, -1 if it failed.
+ */
+static int module_copy(const char *file, int out, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), BUGGY "%s", file);
+	if (reload_lock(LOCK_SH))
+		return -1;
+	fd = open(path, out ? O_WRONLY : O_RDONLY);
+	if (fd < 0) {
+		reload_lock(LOCK_UN);
+		return 1;
+	}
+	n = out ? write(fd, buf, len) : read(fd, buf, len);
+	close(fd);
+	reload_lock(LOCK_UN);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* In-bounds copies of core code: stack, names_cache, seq_file, pipe. */
+static int core_copies(void)
+{
+	int val = 0, sock, pipefd[2], bad = 0;
+	socklen_t len = sizeof(val);
+	struct stat st;
+	char buf[256];
+	int fd;
+
+	sock = socket(AF_UNIX, SOCK_DGRAM, 0);
+	bad += sock < 0 ||
+	       getsockopt(sock, SOL_SOCKET, SO_RCVBUF, &val, &len) != 0;
+	if (sock >= 0)
+		close(sock);
+	bad += stat("/proc/self/stat", &st) != 0;
+	fd = open("/proc/self/stat", O_RDONLY);
+	bad += fd < 0 || read(fd, buf, sizeof(buf)) <= 0;
+	if (fd >= 0)
+		close(fd);
+	bad += pipe(pipefd) != 0;
+	bad += write(pipefd[1], buf, 64) != 64 || read(pipefd[0], buf, 64) != 64;
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return bad;
 }
 
 static int copier_until_term(void)
@@ -662,39 +743,77 @@ static int copier_until_term(void)
 	signal(SIGTERM, on_term);
 	while (!stop) {
 		memset(buf, 'W', sizeof(buf));
-		bad += buggy_copy("slab", 0, buf, 64) != 0;
-		bad += buggy_copy("whitelist", 1, buf, 32) != 0;
-		bad += buggy_copy("stack", 0, buf, 32) != 0;
+		bad += module_copy("slab", 0, buf, 64) < 0;
+		bad += module_copy("whitelist", 1, buf, 32) < 0;
+		bad += module_copy("stack", 0, buf, 32) < 0;
+		bad += module_copy("stack", 1, buf, 32) < 0;
+		bad += core_copies();
 	}
 	return bad > 99 ? 99 : bad;
 }
 
-static int cmd_mode_switch(void)
+/* Unloads and loads the test module until told to stop; counts loads. */
+static int reloader_until_term(void)
+{
+	int loads = 0, fd;
+
+	signal(SIGTERM, on_term);
+	while (!stop) {
+		if (reload_lock(LOCK_EX))
+			return 100;
+		if (syscall(SYS_delete_module, "uc_buggy", O_NONBLOCK) &&
+		    errno != ENOENT) {
+			reload_lock(LOCK_UN);
+			continue;
+		}
+		fd = open(BUGGY_KO, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			return 100;
+		close(fd);
+		reload_lock(LOCK_UN);
+		loads++;
+	}
+	return loads > 99 ? 99 : loads;
+}
+
+static int cmd_mode_switch(int switches)
 {
 	static const char *const cycle[] = { "log", "off", "enforce" };
 	long before = sysctl_long("violations");
 	char saved[32];
-	pid_t kids[2];
-	int i, bad = 0, errs = 0;
+	pid_t kids[3];
+	int i, bad = 0, errs = 0, loads = -1, status;
 
 	snprintf(saved, sizeof(saved), "%s", mode());
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		kids[i] = fork();
 		if (kids[i] == 0)
-			_exit(copier_until_term());
+			_exit(i < 2 ? copier_until_term() : reloader_until_term());
 	}
-	for (i = 0; i < 200; i++)
+	for (i = 0; i < switches; i++)
 		errs += set_mode(cycle[i % 3]) != 0;
-	for (i = 0; i < 2; i++) {
-		int status;
-
+	for (i = 0; i < 3; i++) {
 		kill(kids[i], SIGTERM);
 		waitpid(kids[i], &status, 0);
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		if (i == 2)
+			loads = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad++;
 	}
-	tap(!errs, "200 mode changes while two processes copy: all accepted");
+	tap(!errs, "%d mode changes while processes copy: all accepted",
+	    switches);
 	tap(!bad, "no in-bounds copy failed or was killed while the mode changed");
+	tap(loads > 0 && loads < 100,
+	    "the test module was unloaded and loaded again %d times meanwhile",
+	    loads);
+	if (access(BUGGY "slab", F_OK)) {
+		int fd = open(BUGGY_KO, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			tap(0, "load the test module again: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	tap(sysctl_long("violations") == before,
 	    "no violation was counted while the mode changed");
 	set_mode(saved);
@@ -704,17 +823,70 @@ static int cmd_mode_switch(void)
 
 /* ---- the lock ------------------------------------------------------------ */
 
+/* The address of a kernel symbol, 0 if there is none. */
+static unsigned long ksym(const char *name)
+{
+	char line[256], sym[128], type;
+	unsigned long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			found = addr;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A stray kernel write to @addr through the test module: 0 or an errno. */
+static int poke(unsigned long addr)
+{
+	char hex[32];
+	int fd, err = 0;
+
+	snprintf(hex, sizeof(hex), "%lx", addr);
+	fd = open(BUGGY "poke", O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, hex, strlen(hex)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The key, the mode and the lock: the first words of the policy page. */
+static const unsigned long policy_offsets[] = { 0, 16, 20 };
+#define POLICY_WORDS (sizeof(policy_offsets) / sizeof(policy_offsets[0]))
+
 static int cmd_lock(void)
 {
+	unsigned long policy = ksym("usercopy_policy");
 	char buf[16], rec[2048];
 	const char *want[2];
 	char m[32];
-	int err;
+	int err, status;
+	size_t i;
+	pid_t pid;
 
 	snprintf(m, sizeof(m), "%s", mode());
 	if (audit_open())
 		return 1;
 	audit_drain();
+	tap(policy && (policy & 4095) == 0,
+	    "the policy is a page of its own (usercopy_policy at %#lx)", policy);
+	tap(ksym("__ksymtab___check_object_size") &&
+	    !ksym("__ksymtab_usercopy_policy"),
+	    "the checks are exported to modules, the policy is not");
+	sysctl_read("locked", buf, sizeof(buf));
+	if (!strcmp(buf, "1\n")) {
+		tap(1, "before the lock, a kernel write to the policy goes through # SKIP locked by an earlier suite");
+	} else {
+		for (i = 0, err = 0; i < POLICY_WORDS; i++)
+			err |= poke(policy + policy_offsets[i]);
+		tap(!err, "before the lock, a kernel write to the policy goes through (%s)",
+		    strerror(err));
+	}
 	err = sysctl_write("locked", "1\n", 2);
 	sysctl_read("locked", buf, sizeof(buf));
 	tap(!err && !strcmp(buf, "1\n"), "locked: writing 1 locks the mode");
@@ -728,6 +900,24 @@ static int cmd_lock(void)
 	err = sysctl_write("locked", "1", 1);
 	tap(!err, "locked: writing 1 again is fine");
 	tap(!strcmp(mode(), m), "mode is still %s", m);
+
+	for (i = 0; i < POLICY_WORDS; i++) {
+		err = poke(policy + policy_offsets[i]);
+		tap(err == EFAULT,
+		    "locked: a kernel write to the policy at +%lu faults (%s)",
+		    policy_offsets[i], strerror(err));
+	}
+	if (strcmp(m, "enforce"))
+		return failures != 0;
+	pid = fork();
+	if (pid == 0) {
+		char leak[128];
+
+		_exit(buggy_copy("slab", 0, leak, sizeof(leak)) ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "locked: a violation is still refused and its process killed");
 	return failures != 0;
 }
 
@@ -736,14 +926,13 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	if (!strcmp(cmd, "violations"))
-		return cmd_violations(argc > 2 &&
-				      !strcmp(argv[2], "--frame-check=yes"));
+		return cmd_violations();
 	if (!strcmp(cmd, "sysctl"))
 		return cmd_sysctl();
 	if (!strcmp(cmd, "mode-switch"))
-		return cmd_mode_switch();
+		return cmd_mode_switch(argc > 2 ? atoi(argv[2]) : 10000);
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock();
-	fprintf(stderr, "usage: usercopy-test violations [--frame-check=yes|no]|sysctl|mode-switch|lock\n");
+	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|lock\n");
 	return 2;
 }

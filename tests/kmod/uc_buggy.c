@@ -9,10 +9,16 @@
  *   whitelist  read/write: copy_to_user()/copy_from_user() at the 32-byte
  *              usercopy whitelist of a 128-byte object of the cache
  *              uc_buggy_wl; the rest of the object is secret (0x5a)
- *   stack      read: copy_to_user() from a 32-byte stack buffer
+ *   stack      read/write: copy_to_user()/copy_from_user() from/to a
+ *              32-byte stack buffer (a write past it smashes the stack:
+ *              only in enforce mode)
  *   fixed      read: the same from a buffer whose size the compiler knows
- *   state      read: whether the secret part of the whitelist object is
- *              intact; write "reset" to restore it
+ *   poke       write a kernel address (hex): reads the byte there and
+ *              writes it back, as a stray kernel write would; fails with
+ *              EFAULT where the page is read-only
+ *   state      read: whether the secret part of the whitelist object and
+ *              the stack buffer of the last stack write are intact; write
+ *              "reset" to restore them
  *
  * Lengths are capped so that, when the kernel lets a bad copy proceed (log
  * or off mode), it stays inside memory the module owns or may read.
@@ -33,6 +39,7 @@ static struct dentry *dir;
 static struct kmem_cache *wl_cache;
 static char *wl_obj;
 static char *slab_obj;
+static bool stack_written;
 
 static void wl_reset(void)
 {
@@ -88,6 +95,25 @@ static ssize_t stack_read(struct file *file, char __user *buf, size_t count,
 	return stack_copy(buf, min_t(size_t, count, 256));
 }
 
+static noinline ssize_t stack_fill(const char __user *ubuf, size_t count)
+{
+	char buf[32];
+	char *p = buf;
+	ssize_t ret;
+
+	memset(buf, 'S', sizeof(buf));
+	OPTIMIZER_HIDE_VAR(p);
+	ret = copied(count, copy_from_user(p, ubuf, count));
+	stack_written = memchr_inv(buf, 'S', sizeof(buf)) != NULL;
+	return ret;
+}
+
+static ssize_t stack_write(struct file *file, const char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	return stack_fill(buf, min_t(size_t, count, 256));
+}
+
 /* The same bug where the compiler knows the size of the buffer. */
 static noinline ssize_t fixed_copy(char __user *ubuf, size_t count)
 {
@@ -113,6 +139,7 @@ static ssize_t state_read(struct file *file, char __user *buf, size_t count,
 		if ((i < WL_OFFSET || i >= WL_OFFSET + WL_LEN) &&
 		    wl_obj[i] != SECRET)
 			changed++;
+	changed += stack_written;
 	if (changed)
 		snprintf(msg, sizeof(msg), "corrupted %d\n", changed);
 	else
@@ -130,27 +157,60 @@ static ssize_t state_write(struct file *file, const char __user *buf,
 	if (!sysfs_streq(cmd, "reset"))
 		return -EINVAL;
 	wl_reset();
+	stack_written = false;
 	return count;
 }
 
+static ssize_t poke_write(struct file *file, const char __user *buf,
+			  size_t count, loff_t *ppos)
+{
+	unsigned long addr;
+	char byte;
+	int err;
+
+	err = kstrtoul_from_user(buf, count, 16, &addr);
+	if (err)
+		return err;
+	if (copy_from_kernel_nofault(&byte, (void *)addr, 1))
+		return -EFAULT;
+	pagefault_disable();
+	__put_kernel_nofault((void *)addr, &byte, u8, fault);
+	pagefault_enable();
+	return count;
+fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
 static const struct file_operations slab_fops = {
+	.owner = THIS_MODULE,
 	.read = slab_read,
 };
 
 static const struct file_operations wl_fops = {
+	.owner = THIS_MODULE,
 	.read = wl_read,
 	.write = wl_write,
 };
 
 static const struct file_operations stack_fops = {
+	.owner = THIS_MODULE,
 	.read = stack_read,
+	.write = stack_write,
 };
 
 static const struct file_operations fixed_fops = {
+	.owner = THIS_MODULE,
 	.read = fixed_read,
 };
 
+static const struct file_operations poke_fops = {
+	.owner = THIS_MODULE,
+	.write = poke_write,
+};
+
 static const struct file_operations state_fops = {
+	.owner = THIS_MODULE,
 	.read = state_read,
 	.write = state_write,
 };
@@ -171,9 +231,10 @@ static int __init uc_buggy_init(void)
 	dir = debugfs_create_dir("uc_buggy", NULL);
 	debugfs_create_file("slab", 0444, dir, NULL, &slab_fops);
 	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
-	debugfs_create_file("stack", 0444, dir, NULL, &stack_fops);
+	debugfs_create_file("stack", 0644, dir, NULL, &stack_fops);
 	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
 	debugfs_create_file("state", 0644, dir, NULL, &state_fops);
+	debugfs_create_file("poke", 0200, dir, NULL, &poke_fops);
 	return 0;
 fail:
 	kmem_cache_destroy(wl_cache);
