@@ -86,6 +86,18 @@ static int handle_message(const struct uc_monitor_opts *mo,
 	return rc < 0 ? rc : 1;
 }
 
+/* The message of a failed bind() or recv() (-@err) on the audit socket. */
+static void socket_error(struct uc_monitor_result *res, int err,
+			 const char *what)
+{
+	if (err == -EPERM || err == -EACCES)
+		snprintf(res->err, sizeof(res->err),
+			 "cannot read audit records live: CAP_AUDIT_READ is needed (run as root)");
+	else
+		snprintf(res->err, sizeof(res->err), "%s: %s", what,
+			 strerror(-err));
+}
+
 int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
@@ -116,13 +128,7 @@ int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 	addr.nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
 		ret = -errno;
-		if (ret == -EPERM || ret == -EACCES)
-			snprintf(res->err, sizeof(res->err),
-				 "cannot read audit records live: CAP_AUDIT_READ is needed (run as root)");
-		else
-			snprintf(res->err, sizeof(res->err),
-				 "cannot join the audit log multicast group: %s",
-				 strerror(-ret));
+		socket_error(res, ret, "cannot join the audit log multicast group");
 		close(fd);
 		uc_parser_free(parser);
 		return ret;
@@ -180,12 +186,7 @@ int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 				continue;
 			}
 			ret = -errno;
-			if (ret == -EPERM || ret == -EACCES)
-				snprintf(res->err, sizeof(res->err),
-					 "cannot read audit records live: CAP_AUDIT_READ is needed (run as root)");
-			else
-				snprintf(res->err, sizeof(res->err),
-					 "cannot receive audit records: %s", strerror(-ret));
+			socket_error(res, ret, "cannot receive audit records");
 			break;
 		}
 		/*
