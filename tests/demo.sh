@@ -8,7 +8,9 @@ set -euo pipefail
 dir=$1
 log=$(realpath -m --relative-to=. "$(dirname "$dir")/../logs/demo.console")
 mkdir -p "$(dirname "$log")"
-accel=tcg
+# One host thread for both vCPUs, as in tests/harness.py: QEMU runs stale
+# code of a patched static key with one thread per vCPU.
+accel=tcg,thread=single
 [ "$(cat "$(dirname "$log")/accel" 2>/dev/null)" = kvm ] && accel=kvm
 timeout 600 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel "$accel" \
 	-display none -nodefaults -no-reboot \

@@ -97,7 +97,7 @@ say ""
 say "--- 5. What the admin sees -------------------------------------"
 say "kernel.usercopy.violations = $(cat /proc/sys/kernel/usercopy/violations)"
 if command -v usercopyctl >/dev/null; then
-	run usercopyctl report -o TIME,DIRECTION,REGION,CACHE,OFFSET,LENGTH,PID,COMM,ACTION
+	run usercopyctl report --incidents -o TIME,DIRECTION,REGION,CACHE,OFFSET,LENGTH,PID,COMM,ACTION
 fi
 say ""
 say "Demo finished; the guest powers off."

@@ -334,9 +334,8 @@ const char *uc_kconfig_frames(const struct uc_kconfig *kc)
 		return "no";
 	if (kc->frame_pointer == UC_YES)
 		return "frame (frame pointer)";
-	/* The ORC unwinder gives the check no frames to bound a copy by. */
 	if (kc->orc == UC_YES)
-		return "stack bounds only (ORC)";
+		return "frame (ORC)";
 	return "stack bounds only";
 }
 

@@ -103,7 +103,7 @@ check "status: mode enforce" grep -q '^Mode: *enforce' "$W/out"
 check "status: not locked" grep -q '^Locked: *no$' "$W/out"
 check "status: violation count" grep -q "^Violations: *$violations0 since boot" "$W/out"
 check "status: hardened usercopy" grep -q '^  hardened usercopy: *yes$' "$W/out"
-check "status: stack frame checking known" grep -Eq '^  stack frames: *(frame \(frame pointer\)|stack bounds only( \(ORC\))?)$' "$W/out"
+check "status: stack frame checking known" grep -Eq '^  stack frames: *(frame \((frame pointer|ORC)\)|stack bounds only)$' "$W/out"
 check "status: whitelisting active" grep -q '^  whitelisting: *active' "$W/out"
 
 ucc status -J -f "$LOG"

@@ -375,7 +375,7 @@ static void test_kconfig(const char *tmp)
 	uc_kconfig_read(&kc);
 	check(strcmp(kc.source, path) == 0 &&
 	      strcmp(uc_kconfig_hardened(&kc), "yes") == 0 &&
-	      strcmp(uc_kconfig_frames(&kc), "stack bounds only (ORC)") == 0 &&
+	      strcmp(uc_kconfig_frames(&kc), "frame (ORC)") == 0 &&
 	      strcmp(uc_kconfig_allocator(&kc), "SLUB") == 0 &&
 	      strcmp(uc_kconfig_whitelisting(&kc), "active") == 0,
 	      "kconfig: ORC and SLUB");
@@ -411,7 +411,7 @@ static void test_kconfig(const char *tmp)
 		setenv("USERCOPYCTL_KCONFIG", path, 1);
 		uc_kconfig_read(&kc);
 		check(strcmp(kc.source, path) == 0 &&
-		      strcmp(uc_kconfig_frames(&kc), "stack bounds only (ORC)") == 0,
+		      strcmp(uc_kconfig_frames(&kc), "frame (ORC)") == 0,
 		      "kconfig: gzipped config");
 	} else {
 		check(1, "# SKIP no gzip");
