@@ -752,10 +752,23 @@ static int copier_until_term(void)
 	return bad > 99 ? 99 : bad;
 }
 
+/* Loads the test module: 0 or an errno. */
+static int load_buggy(void)
+{
+	int fd = open(BUGGY_KO, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* Unloads and loads the test module until told to stop; counts loads. */
 static int reloader_until_term(void)
 {
-	int loads = 0, fd;
+	int loads = 0;
 
 	signal(SIGTERM, on_term);
 	while (!stop) {
@@ -766,10 +779,8 @@ static int reloader_until_term(void)
 			reload_lock(LOCK_UN);
 			continue;
 		}
-		fd = open(BUGGY_KO, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+		if (load_buggy())
 			return 100;
-		close(fd);
 		reload_lock(LOCK_UN);
 		loads++;
 	}
@@ -807,12 +818,10 @@ static int cmd_mode_switch(int switches)
 	    "the test module was unloaded and loaded again %d times meanwhile",
 	    loads);
 	if (access(BUGGY "slab", F_OK)) {
-		int fd = open(BUGGY_KO, O_RDONLY | O_CLOEXEC);
+		int err = load_buggy();
 
-		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
-			tap(0, "load the test module again: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (err)
+			tap(0, "load the test module again: %s", strerror(err));
 	}
 	tap(sysctl_long("violations") == before,
 	    "no violation was counted while the mode changed");
