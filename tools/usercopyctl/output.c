@@ -22,7 +22,7 @@
 enum {
 	COL_TIME, COL_EPOCH, COL_EVENT, COL_DIRECTION, COL_REGION, COL_CACHE,
 	COL_OFFSET, COL_LENGTH, COL_PID, COL_UID, COL_AUID, COL_GID, COL_SES,
-	COL_COMM, COL_EXE, COL_SUBJ, COL_ACTION,
+	COL_COMM, COL_EXE, COL_SUBJ, COL_ACTION, COL_SUPPRESSED,
 	COL_OLD, COL_NEW, COL_OLD_LOCK, COL_NEW_LOCK, COL_RESULT,
 	/* not for -o: */
 	COL_TYPE, COL_COUNT, COL_FIRST, COL_LAST,
@@ -64,6 +64,8 @@ static const struct colinfo columns[NCOLUMNS] = {
 	[COL_EXE]	= { "EXE", 0.3, SCOLS_FL_TRUNC, STRG, INC, INC, "executable" },
 	[COL_SUBJ]	= { "SUBJ", 0.2, SCOLS_FL_TRUNC, STRG, INC, 0, "LSM security context, if any" },
 	[COL_ACTION]	= { "ACTION", 7, 0, STRG, INC, INC, "blocked (enforce) or logged (log)" },
+	[COL_SUPPRESSED] = { "SUPPRESSED", 5, RIGHT, NUM, INC, 0,
+			     "copies from the same call site left out of the audit log before this one" },
 	[COL_OLD]	= { "OLD", 7, 0, STRG, MC, MC, "mode change: the mode before" },
 	[COL_NEW]	= { "NEW", 7, 0, STRG, MC, MC, "mode change: the mode asked for" },
 	[COL_OLD_LOCK]	= { "OLD-LOCK", 1, RIGHT, NUM, MC, MC, "mode change: locked before (0 or 1)" },
@@ -314,6 +316,7 @@ static const char *cell(const struct uc_record *r, int col,
 	case COL_SUBJ:		return r->subj;
 	case COL_ACTION:
 		return !(r->has & UC_HAS_RES) ? NULL : r->res ? "logged" : "blocked";
+	case COL_SUPPRESSED:	return NUMBER(UC_HAS_SUPPRESSED, r->suppressed);
 	case COL_OLD:		return r->old_mode;
 	case COL_NEW:		return r->new_mode;
 	case COL_OLD_LOCK:	return NUMBER(UC_HAS_OLD_LOCK, r->old_lock);
@@ -412,7 +415,7 @@ static int print_table(struct libscols_table *tb)
 
 struct group {
 	char **keys;
-	unsigned long long count;
+	unsigned long long count, suppressed;
 	long long first_ms, last_ms;
 	size_t next;			/* hash chain, + 1 */
 };
@@ -601,6 +604,7 @@ static int summarize(struct uc_report *rp, const struct uc_record *r)
 	rp->hash[h] = ++rp->ngroups;
 found:
 	g->count++;
+	g->suppressed += r->suppressed;
 	if (ms < g->first_ms)
 		g->first_ms = ms;
 	if (ms > g->last_ms)
@@ -673,7 +677,7 @@ static int cmp_records(const void *pa, const void *pb)
 static int finish_summary(struct uc_report *rp)
 {
 	struct libscols_table *tb;
-	int ids[UC_MAX_COLS + 3];
+	int ids[UC_MAX_COLS + 4];
 	size_t n = 0, i, j;
 	int rc = 0;
 
@@ -682,6 +686,7 @@ static int finish_summary(struct uc_report *rp)
 		ids[n++] = rp->keys[i];
 	ids[n++] = COL_FIRST;
 	ids[n++] = COL_LAST;
+	ids[n++] = COL_SUPPRESSED;
 	tb = new_table(&rp->o, rp->out, "summary", ids, n);
 	if (!tb)
 		return -ENOMEM;
@@ -699,13 +704,17 @@ static int finish_summary(struct uc_report *rp)
 		for (j = 0; j < rp->nkeys && rc == 0; j++)
 			rc = set_cell(ln, j + 1, g->keys[j], rp->o.json);
 		if (rc == 0)
-			rc = set_cell(ln, n - 2, uc_format_time(buf, sizeof(buf),
+			rc = set_cell(ln, n - 3, uc_format_time(buf, sizeof(buf),
 					g->first_ms / 1000, (unsigned)(g->first_ms % 1000),
 					rp->tf), rp->o.json);
 		if (rc == 0)
-			rc = set_cell(ln, n - 1, uc_format_time(buf, sizeof(buf),
+			rc = set_cell(ln, n - 2, uc_format_time(buf, sizeof(buf),
 					g->last_ms / 1000, (unsigned)(g->last_ms % 1000),
 					rp->tf), rp->o.json);
+		if (rc == 0) {
+			snprintf(buf, sizeof(buf), "%llu", g->suppressed);
+			rc = set_cell(ln, n - 1, buf, rp->o.json);
+		}
 	}
 	if (rc == 0 && (rp->ngroups || rp->o.json))
 		rc = print_table(tb);

@@ -341,6 +341,8 @@ static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 	case 'l':
 		if (!mc && IS("len"))
 			return set_u64(r, &r->len, UC_HAS_LEN, val);
+		if (!mc && IS("suppressed"))
+			return set_u64(r, &r->suppressed, UC_HAS_SUPPRESSED, val);
 		break;
 	case 'n':
 		if (mc && IS("new"))

@@ -125,6 +125,7 @@ enum {
 	UC_HAS_PERMISSIVE = 1 << 8,
 	UC_HAS_OLD_LOCK	= 1 << 9,
 	UC_HAS_NEW_LOCK	= 1 << 10,
+	UC_HAS_SUPPRESSED = 1 << 11,
 };
 
 /*
@@ -144,6 +145,7 @@ struct uc_record {
 	const char *op;			/* exposure | overwrite */
 	const char *region, *cache, *comm, *exe, *subj;
 	unsigned long long offset, len;
+	unsigned long long suppressed;	/* left out by the kernel's rate limit */
 	unsigned long pid, uid, gid;	/* 32-bit values */
 	int permissive;
 	/* both */
