@@ -15,7 +15,7 @@ B         := build
 SRC       := $(B)/src/patched
 VSRC      := $(B)/src/vanilla
 DEVTREE   ?= $(B)/dev/$(KVER)
-VARIANTS  ?= orc fp slab
+VARIANTS  ?= orc rt slab
 JOBS      ?= $(shell nproc)
 export JOBS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
@@ -25,8 +25,9 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 
 CFG       := kernel/configs
 FRAGS_orc  := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(CFG)/test.config
-FRAGS_fp   := $(CFG)/guest.config $(CFG)/fp.config $(CFG)/usercopy.config $(CFG)/test.config
-FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CFG)/test.config
+FRAGS_rt   := $(CFG)/guest.config $(CFG)/fp.config $(CFG)/rt.config $(CFG)/usercopy.config $(CFG)/test.config
+FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CFG)/test.config \
+	$(CFG)/kunit-module.config
 
 DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
@@ -88,6 +89,19 @@ $(B)/src/patched.stamp: $(SERIES) $(KTAR) kernel/scripts/prepare-tree.sh
 	@kernel/scripts/prepare-tree.sh $(KTAR) $(PATCHDIR) $(SRC)
 	@touch $@
 
+# PREEMPT_RT needs Debian's rt patches under the series (the rt variant).
+RT     := $(B)/rt
+SRC_RT := $(B)/src/patched-rt
+
+$(RT)/patches-rt/series: kernel/scripts/rt-patches.sh
+	@echo "  FETCH   $(RT)/patches-rt (Debian's PREEMPT_RT patches)"
+	@kernel/scripts/rt-patches.sh $(RT)
+
+$(B)/src/patched-rt.stamp: $(SERIES) $(KTAR) $(RT)/patches-rt/series kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(SRC_RT) ($(KTAR) + PREEMPT_RT + $(PATCHDIR)/series)"
+	@kernel/scripts/prepare-tree.sh $(KTAR) $(RT)/patches-rt:$(PATCHDIR) $(SRC_RT)
+	@touch $@
+
 $(B)/src/vanilla.stamp: $(KTAR) kernel/scripts/prepare-tree.sh
 	@echo "  TREE    $(VSRC) (unpatched)"
 	@kernel/scripts/prepare-tree.sh $(KTAR) "" $(VSRC)
@@ -98,6 +112,11 @@ $(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 	@echo "  KERNEL  $* ($(FRAGS_$*))"
 	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/$* $(FRAGS_$*) || \
 		{ echo "make: kernel variant $* does not build with $(PATCHDIR)/series (see above)" >&2; exit 1; }
+
+$(B)/obj/rt/arch/x86/boot/bzImage: $(B)/src/patched-rt.stamp FORCE
+	@echo "  KERNEL  rt ($(FRAGS_rt))"
+	@kernel/scripts/build-kernel.sh $(SRC_RT) $(B)/obj/rt $(FRAGS_rt) || \
+		{ echo "make: kernel variant rt does not build with PREEMPT_RT and $(PATCHDIR)/series (see above)" >&2; exit 1; }
 
 # Benchmark kernels, per unwinder: (a) without hardened usercopy, (b) with
 # mainline's, (c) with this series; same tree and config otherwise.
@@ -127,7 +146,9 @@ $(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) $
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' tests/kmod/ $(B)/kmod/$*/
 	@$(MAKE) -s -C $(B)/obj/$* M=$(CURDIR)/$(B)/kmod/$* CC="ccache gcc" modules
 	@cp $(B)/obj/$*/arch/x86/boot/bzImage $(B)/guest/$*/bzImage
-	@tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko $(B)/guest-bin $(PKG)/root/usercopy-tools/usr/sbin
+	@kunit=$$(ls $(B)/obj/$*/mm/usercopy_kunit.ko 2>/dev/null); \
+	tests/mkinitramfs.sh $@ $(B)/kmod/$*/uc_buggy.ko$${kunit:+:$$kunit} $(B)/guest-bin \
+		$(PKG)/root/usercopy-tools/usr/sbin
 	@echo "  GUEST   $(B)/guest/$*"
 
 guests: $(foreach v,$(VARIANTS),$(B)/guest/$(v)/initramfs.cpio.gz)

@@ -22,15 +22,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # line, suites in order).  Enforce is the default mode of every kernel.
 CHECK_PLAN = [
     ("orc-enforce", "orc", "",
-     "auditd,kunit,lkdtm,violations,sysctl,mode-log,lkdtm,violations,"
-     "mode-off,lkdtm,violations,mode-enforce,mode-switch,usercopyctl,lock,"
-     "audit-log"),
+     "auditd,kunit,lkdtm,violations,irq,sysctl,mode-log,lkdtm,violations,"
+     "irq,flood,mode-off,lkdtm,violations,mode-enforce,mode-switch,"
+     "usercopyctl,lock,audit-log"),
     ("orc-boot-log", "orc", "usercopy_mode=log",
      "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
      "expect-off,auditd,violations"),
-    ("fp-enforce", "fp", "",
-     "auditd,kunit,lkdtm,violations,mode-log,violations,mode-enforce,lock"),
+    ("rt-enforce", "rt", "",
+     "auditd,kunit,lkdtm,violations,irq,mode-log,violations,irq,"
+     "mode-enforce,lock"),
     ("slab-enforce", "slab", "",
      "auditd,kunit,lkdtm,violations,mode-log,violations"),
     # Not in `make check`: `make jump-label-repro`, the unpatched kernel.
@@ -174,7 +175,7 @@ def main():
     ap.add_argument("--kernel-dir", required=True,
                     help="directory holding <variant>/bzImage and "
                          "<variant>/initramfs.cpio.gz")
-    ap.add_argument("--variants", default="orc,fp,slab")
+    ap.add_argument("--variants", default="orc,rt,slab")
     ap.add_argument("--logdir", required=True)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--tap", action="append", default=[],

@@ -1,8 +1,9 @@
 #!/bin/bash
-# mkinitramfs.sh OUT KMOD GUESTBIN TOOLDIR
+# mkinitramfs.sh OUT KMOD[:KMOD...] GUESTBIN TOOLDIR
 #
 # Build the test guest's initramfs: busybox, /init and its helpers, the
-# buggy test module KMOD, the static test programs in GUESTBIN, and the
+# kernel modules KMOD (the buggy test module; the KUnit tests where they
+# are a module), the static test programs in GUESTBIN, and the
 # dynamically linked admin tools (usercopyctl from TOOLDIR, auditd,
 # auditctl) with the shared libraries they need.  KMOD and TOOLDIR may be
 # "-" for a guest without them (the benchmark's).
@@ -28,7 +29,10 @@ install -m 644 "$here/guest/lib.sh" "$root/usr/share/uctest/lib.sh"
 [ -f "$here/guest/demo.sh" ] && install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
 [ -f "$here/../tools/usercopyctl/tests/guest.sh" ] &&
 	install -m 644 "$here/../tools/usercopyctl/tests/guest.sh" "$root/usr/share/uctest/usercopyctl.sh"
-[ "$kmod" = - ] || install -m 644 "$kmod" "$root/lib/modules/"
+if [ "$kmod" != - ]; then
+	IFS=: read -ra kmods <<<"$kmod"
+	install -m 644 "${kmods[@]}" "$root/lib/modules/"
+fi
 for p in $(ls "$guestbin"/* 2>/dev/null); do
 	install -m 755 "$p" "$root/usr/bin/"
 done

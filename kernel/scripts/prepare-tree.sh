@@ -1,9 +1,10 @@
 #!/bin/bash
-# prepare-tree.sh TARBALL SERIES_DIR DEST
+# prepare-tree.sh TARBALL SERIES_DIR[:SERIES_DIR...] DEST
 #
 # Make DEST a copy of the kernel source in TARBALL with the quilt series in
-# SERIES_DIR applied by plain `patch -p1`, the way a distribution consumes it.
-# SERIES_DIR may be empty ("") for the vanilla tree.  DEST is updated in
+# each SERIES_DIR applied in turn by plain `patch -p1`, the way a
+# distribution consumes them.  SERIES_DIR may be empty ("") for the vanilla
+# tree.  DEST is updated in
 # place: only files whose content changed are rewritten, so the O= build
 # directories that use DEST rebuild only what the series really touched.
 set -euo pipefail
@@ -18,7 +19,8 @@ rm -rf "$stage"
 mkdir -p "$stage"
 tar -xf "$tarball" -C "$stage" --strip-components=1
 
-if [ -n "$series_dir" ]; then
+IFS=: read -ra series_dirs <<<"$series_dir"
+for series_dir in "${series_dirs[@]}"; do
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$series_dir/$p" ] || die "series names $p, which is not in $series_dir"
@@ -31,7 +33,7 @@ if [ -n "$series_dir" ]; then
 			die "patch $series_dir/$p applied with rejects"
 		fi
 	done <"$series_dir/series"
-fi
+done
 
 mkdir -p "$dest"
 # -c compares content; without -t unchanged files keep their mtime.

@@ -13,6 +13,12 @@
  *   usercopy-test mode-switch [N]
  *	N mode changes (default 10000) while two processes copy through core
  *	code and the test module, and a third unloads and loads the module
+ *   usercopy-test irq	a bad copy made in a hard interrupt: reported as
+ *	the interrupt's, and the interrupted process is not killed
+ *   usercopy-test flood [N]
+ *	N bad copies (default 100000) from one call site in log mode, with
+ *	auditctl -f 2 (panic if a record is lost): every one counted, a
+ *	bounded number of audit records whose suppressed= counts add up to N
  *   usercopy-test lock		the one-way lock (last: it cannot be undone)
  */
 #define _GNU_SOURCE
@@ -930,6 +936,113 @@ static int cmd_lock(void)
 	return failures != 0;
 }
 
+/* ---- interrupt context ------------------------------------------------ */
+
+static int irq_copy(void)
+{
+	int fd = open(BUGGY "irq", O_WRONLY);
+	int ret = fd >= 0 && write(fd, "1", 1) == 1;
+
+	if (fd >= 0)
+		close(fd);
+	return ret ? 0 : 1;
+}
+
+static int cmd_irq(void)
+{
+	const char *want[] = { "by irq_copy", "<irq>" };
+	const char *wrong[] = { "by irq_copy", "comm usercopy-test" };
+	const char *rec_want[] = { "cache=uc_buggy_wl", "pid=0", "comm=\"<irq>\"" };
+	char m[32], line[1024], rec[RECORD_MAX];
+	long before = sysctl_long("violations");
+	int status;
+
+	snprintf(m, sizeof(m), "%s", mode());
+	if (audit_open())
+		return 1;
+	audit_drain();
+	kmsg_mark();
+	status = in_child(irq_copy);
+	tap(status == 1, "%s: a bad copy in a hard interrupt fails, and the process it interrupted lives (exit %d)",
+	    m, status);
+	tap(sysctl_long("violations") == before + 1, "%s: the copy in the interrupt is counted", m);
+	tap(find_line(kmsg_since(), want, 2, line, sizeof(line)) &&
+	    !find_line(kmsg_since(), wrong, 2, line, sizeof(line)),
+	    "%s: the report names the interrupt, not the interrupted task", m);
+	tap(audit_wait(AUDIT_ANOM_USERCOPY, rec_want, 3, 5000, rec, sizeof(rec)),
+	    "%s: the audit record names the interrupt and no task", m);
+	diag(rec);
+	return failures != 0;
+}
+
+/* ---- a flood of violations from one call site ---------------------------- */
+
+/* suppressed=N of an audit record, or -1 */
+static long rec_suppressed(const char *rec)
+{
+	const char *p = strstr(rec, " suppressed=");
+
+	return p ? strtol(p + strlen(" suppressed="), NULL, 10) : -1;
+}
+
+/*
+ * The call site's rate limit allows a burst every 5 s: wait out the
+ * current interval, so that the next bad copy opens a new one and is
+ * recorded.  Returns that record's suppressed count.
+ */
+static long flood_one(const char *const *want, char *rec, size_t size)
+{
+	char leak[128];
+
+	sleep(6);
+	audit_drain();
+	buggy_copy("slab", 0, leak, sizeof(leak));
+	if (!audit_wait(AUDIT_ANOM_USERCOPY, want, 2, 5000, rec, size))
+		return -1;
+	return rec_suppressed(rec);
+}
+
+static int cmd_flood(long n)
+{
+	char pid[32], rec[RECORD_MAX], leak[128], m[32];
+	const char *want[] = { "cache=kmalloc-64", pid };
+	long before, sum = 0, records = 0, last;
+	long long start, ms;
+	int fd, i, bad = 0;
+
+	snprintf(pid, sizeof(pid), " pid=%d ", getpid());
+	snprintf(m, sizeof(m), "%s", mode());
+	if (set_mode("log") || system("auditctl -f 2 >/dev/null") || audit_open()) {
+		tap(0, "flood: log mode, audit failure mode 2");
+		return 1;
+	}
+	flood_one(want, rec, sizeof(rec));
+	before = sysctl_long("violations");
+	fd = open(BUGGY "slab", O_RDONLY);
+	start = now_ms();
+	for (i = 0; i < n; i++)
+		bad |= pread(fd, leak, sizeof(leak), 0) != sizeof(leak);
+	ms = now_ms() - start;
+	close(fd);
+	tap(!bad, "flood: %ld bad copies allowed in log mode (%lld ms)", n, ms);
+	tap(sysctl_long("violations") - before == n, "flood: all %ld counted (counter +%ld)",
+	    n, sysctl_long("violations") - before);
+	while (audit_wait(AUDIT_ANOM_USERCOPY, want, 2, 2000, rec, sizeof(rec))) {
+		records++;
+		sum += 1 + rec_suppressed(rec);
+	}
+	last = flood_one(want, rec, sizeof(rec));
+	/* A burst of 10 per 5 s interval, and the one that opened it. */
+	tap(records >= 1 && records <= 10 * (ms / 5000 + 2),
+	    "flood: %ld audit records for %ld bad copies", records, n);
+	tap(last >= 0 && sum + last == n,
+	    "flood: the records' suppressed counts add up (%ld recorded + suppressed, %ld after)",
+	    sum, last);
+	if (system("auditctl -f 1 >/dev/null") || set_mode(m))
+		tap(0, "flood: back to audit failure mode 1 and mode %s", m);
+	return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -940,8 +1053,12 @@ int main(int argc, char **argv)
 		return cmd_sysctl();
 	if (!strcmp(cmd, "mode-switch"))
 		return cmd_mode_switch(argc > 2 ? atoi(argv[2]) : 10000);
+	if (!strcmp(cmd, "irq"))
+		return cmd_irq();
+	if (!strcmp(cmd, "flood"))
+		return cmd_flood(argc > 2 ? atol(argv[2]) : 100000);
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock();
-	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|lock\n");
+	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|lock\n");
 	return 2;
 }

@@ -13,6 +13,11 @@
  *              32-byte stack buffer (a write past it smashes the stack:
  *              only in enforce mode)
  *   fixed      read: the same from a buffer whose size the compiler knows
+ *   irq        write: from a hard interrupt (an hrtimer) that interrupts
+ *              the writer, the way tracing reads user memory,
+ *              copy_from_user_nofault() 8 bytes into the secret part of
+ *              the whitelist object from user address 0; fails with
+ *              EFAULT (refused, or nothing to read there)
  *   poke       write a kernel address (hex): reads the byte there and
  *              writes it back, as a stray kernel write would; fails with
  *              EFAULT where the page is read-only
@@ -25,7 +30,9 @@
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -129,6 +136,38 @@ static ssize_t fixed_read(struct file *file, char __user *buf, size_t count,
 	return fixed_copy(buf, min_t(size_t, count, 256));
 }
 
+static DEFINE_MUTEX(irq_lock);
+static struct hrtimer irq_timer;
+static bool irq_done;
+static long irq_ret;
+
+static enum hrtimer_restart irq_copy(struct hrtimer *timer)
+{
+	irq_ret = copy_from_user_nofault(wl_obj, NULL, 8);
+	WRITE_ONCE(irq_done, true);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The writer spins on this CPU until the timer fires, so that the
+ * interrupt lands on it: the copy must not be blamed on the task it
+ * happens to interrupt.  (An idle CPU has no user memory to copy from.)
+ */
+static ssize_t irq_write(struct file *file, const char __user *buf,
+			 size_t count, loff_t *ppos)
+{
+	mutex_lock(&irq_lock);
+	irq_done = false;
+	preempt_disable();
+	hrtimer_start(&irq_timer, ms_to_ktime(1),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	while (!READ_ONCE(irq_done))
+		cpu_relax();
+	preempt_enable();
+	mutex_unlock(&irq_lock);
+	return irq_ret ? irq_ret : count;
+}
+
 static ssize_t state_read(struct file *file, char __user *buf, size_t count,
 			  loff_t *ppos)
 {
@@ -204,6 +243,11 @@ static const struct file_operations fixed_fops = {
 	.read = fixed_read,
 };
 
+static const struct file_operations irq_fops = {
+	.owner = THIS_MODULE,
+	.write = irq_write,
+};
+
 static const struct file_operations poke_fops = {
 	.owner = THIS_MODULE,
 	.write = poke_write,
@@ -227,6 +271,8 @@ static int __init uc_buggy_init(void)
 		goto fail;
 	memset(slab_obj, SECRET, 64);
 	wl_reset();
+	hrtimer_init(&irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq_timer.function = irq_copy;
 
 	dir = debugfs_create_dir("uc_buggy", NULL);
 	debugfs_create_file("slab", 0444, dir, NULL, &slab_fops);
@@ -235,6 +281,7 @@ static int __init uc_buggy_init(void)
 	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
 	debugfs_create_file("state", 0644, dir, NULL, &state_fops);
 	debugfs_create_file("poke", 0200, dir, NULL, &poke_fops);
+	debugfs_create_file("irq", 0200, dir, NULL, &irq_fops);
 	return 0;
 fail:
 	kmem_cache_destroy(wl_cache);
@@ -245,6 +292,7 @@ fail:
 static void __exit uc_buggy_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	hrtimer_cancel(&irq_timer);
 	kmem_cache_free(wl_cache, wl_obj);
 	kmem_cache_destroy(wl_cache);
 	kfree(slab_obj);
