@@ -54,8 +54,8 @@ tools:
 # leaves out the tests (nocheck), which make check runs on their own.
 PKG := $(B)/packaging
 PKG_INPUTS := packaging/build.sh $(wildcard $(shell git ls-files -co --exclude-standard \
-	tools/usercopyctl audit-rules patches packaging/debian kernel/configs/usercopy.config \
-	2>/dev/null || find tools/usercopyctl audit-rules patches packaging/debian \
+	tools/usercopyctl tests/lib audit-rules patches packaging/debian kernel/configs/usercopy.config \
+	2>/dev/null || find tools/usercopyctl tests/lib audit-rules patches packaging/debian \
 	kernel/configs/usercopy.config -type f))
 
 deb: deps
