@@ -118,9 +118,14 @@ kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
 
 # --- guest -----------------------------------------------------------------
 
-$(B)/guest-bin/%: tests/guest/%.c
+# The guest programs share the tests' KTAP writer (tests/lib) and the
+# tool's sysctl and audit netlink access (tools/usercopyctl/uc-*.h).
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib -Itools/usercopyctl
+GUEST_HDRS   := tests/lib/ktap.h $(wildcard tools/usercopyctl/uc-*.h)
+
+$(B)/guest-bin/%: tests/guest/%.c $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
-	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+	gcc $(GUEST_CFLAGS) -o $@ $<
 
 $(B)/guest/%/initramfs.cpio.gz: $(B)/obj/%/arch/x86/boot/bzImage $(GUEST_BINS) $(PKG)/debs.stamp FORCE
 	@mkdir -p $(B)/guest/$* $(B)/kmod/$*
@@ -212,7 +217,7 @@ jump-label-repro: deps $(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude=jl-stress.c \
 		tests/jump-label/ $(B)/jl/kmod/
 	@$(MAKE) -s -C $(B)/obj/bench-orc-mainline M=$(CURDIR)/$(B)/jl/kmod CC="ccache gcc" modules
-	gcc -static -O2 -Wall -Wextra -Werror -o $(B)/jl/bin/jl-stress tests/jump-label/jl-stress.c
+	gcc $(GUEST_CFLAGS) -o $(B)/jl/bin/jl-stress tests/jump-label/jl-stress.c
 	@cp $(B)/obj/bench-orc-mainline/arch/x86/boot/bzImage $(B)/guest/vanilla/
 	@tests/mkinitramfs.sh $(B)/guest/vanilla/initramfs.cpio.gz $(B)/jl/kmod/jl_rfs.ko $(B)/jl/bin -
 	@UC_TCG_THREAD=$(JL_TCG) python3 tests/harness.py --kernel-dir $(B)/guest \
