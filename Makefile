@@ -24,9 +24,13 @@ export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
 CFG       := kernel/configs
-FRAGS_orc  := $(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(CFG)/test.config
-FRAGS_fp   := $(CFG)/guest.config $(CFG)/fp.config $(CFG)/usercopy.config $(CFG)/test.config
-FRAGS_slab := $(CFG)/guest.config $(CFG)/slab.config $(CFG)/usercopy.config $(CFG)/test.config
+# The kernel variants and the config fragment that sets each apart (its
+# unwinder or allocator): one line adds a variant (and its boots are in
+# tests/harness.py's CHECK_PLAN).
+VARIANT_orc  := orc.config
+VARIANT_fp   := fp.config
+VARIANT_slab := slab.config
+ALL_VARIANTS := $(patsubst VARIANT_%,%,$(filter VARIANT_%,$(.VARIABLES)))
 
 DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
@@ -93,24 +97,26 @@ $(B)/src/vanilla.stamp: $(KTAR) kernel/scripts/prepare-tree.sh
 	@kernel/scripts/prepare-tree.sh $(KTAR) "" $(VSRC)
 	@touch $@
 
-# Always run make in the O= directory: it knows what is up to date.
-$(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
-	@echo "  KERNEL  $* ($(FRAGS_$*))"
-	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/$* $(FRAGS_$*) || \
-		{ echo "make: kernel variant $* does not build with $(PATCHDIR)/series (see above)" >&2; exit 1; }
+# kernel NAME,TREE,FRAGMENTS: the rule of $(B)/obj/NAME, built from
+# $(B)/src/TREE (patched or vanilla) with the config FRAGMENTS.  It always
+# runs make in the O= directory: that knows what is up to date.
+define kernel
+$(B)/obj/$(1)/arch/x86/boot/bzImage: $(B)/src/$(2).stamp FORCE
+	@echo "  KERNEL  $(1) ($(3))"
+	@kernel/scripts/build-kernel.sh $(B)/src/$(2) $(B)/obj/$(1) $(3) || \
+		{ echo "make: kernel $(1) does not build from $(B)/src/$(2) (see above)" >&2; exit 1; }
+endef
+
+# The test kernels: the series, with the test options.
+variant_frags = $(CFG)/guest.config $(CFG)/$(VARIANT_$(1)) $(CFG)/usercopy.config $(CFG)/test.config
+$(foreach v,$(ALL_VARIANTS),$(eval $(call kernel,$(v),patched,$(call variant_frags,$(v)))))
 
 # Benchmark kernels, per unwinder: (a) without hardened usercopy, (b) with
 # mainline's, (c) with this series; same tree and config otherwise.
 define bench_kernels
-$(B)/obj/bench-$(1)-nohu/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
-	@echo "  KERNEL  bench-$(1)-nohu"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config
-$(B)/obj/bench-$(1)-mainline/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
-	@echo "  KERNEL  bench-$(1)-mainline"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
-$(B)/obj/bench-$(1)/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
-	@echo "  KERNEL  bench-$(1)"
-	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+$(call kernel,bench-$(1)-nohu,vanilla,$(CFG)/guest.config $(CFG)/$(VARIANT_$(1)) $(CFG)/nohu.config)
+$(call kernel,bench-$(1)-mainline,vanilla,$(CFG)/guest.config $(CFG)/$(VARIANT_$(1)) $(CFG)/usercopy.config)
+$(call kernel,bench-$(1),patched,$(CFG)/guest.config $(CFG)/$(VARIANT_$(1)) $(CFG)/usercopy.config)
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
