@@ -10,18 +10,15 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
+. "$top/tests/lib/ktap.sh"
+ktap_print_header
 # A failure that stops the checks is a "not ok" too, for harnesses that
 # only count those.
-bail() { echo "not ok 1 - $*"; echo "Bail out! $*"; echo "1..1"; exit 1; }
+bail() { ktap_test_fail "$*"; echo "Bail out! $*"; ktap_finished; exit 1; }
 out=$(cd "${1:-$top/build/packaging}" 2>/dev/null && pwd) || bail "no ${1:-build/packaging}: run make deb"
 KTAR=${KTAR:-/usr/src/linux-source-6.1.tar.xz}
 REPRO=${REPRO:-1}
 
-n=0 failures=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-diag() { sed 's/^/# /' "$@"; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -34,15 +31,15 @@ changes=$out/usercopy-hardening_${version}_$arch.changes
 for f in "$tools" "$kpatch" "$changes"; do
 	[ -f "$f" ] || bail "${f#"$top"/} missing: run make deb"
 done
-ok "make deb built ${tools##*/} and ${kpatch##*/}"
+ktap_test_pass "make deb built ${tools##*/} and ${kpatch##*/}"
 
 # --- lintian ----------------------------------------------------------------
 if lintian --fail-on error,warning --display-level '>=warning' --tag-display-limit 0 \
 		"$changes" >"$T/lintian" 2>&1; then
-	ok "lintian: no error or warning (overrides: $(cat "$here"/debian/*.lintian-overrides | grep -vc '^#\|^$'))"
+	ktap_test_pass "lintian: no error or warning (overrides: $(cat "$here"/debian/*.lintian-overrides | grep -vc '^#\|^$'))"
 else
-	notok "lintian: errors or warnings"
-	grep -v 'running with root privileges' "$T/lintian" | diag
+	ktap_test_fail "lintian: errors or warnings"
+	grep -v 'running with root privileges' "$T/lintian" | ktap_diag
 fi
 
 # --- usercopy-tools -----------------------------------------------------------
@@ -60,34 +57,34 @@ usr/share/doc/usercopy-tools/examples/usercopy.rules
 usr/share/lintian/overrides/usercopy-tools
 usr/share/man/man8/usercopyctl.8.gz
 LIST
-diff -u "$T/want" "$T/files" >"$T/d" && ok "usercopy-tools: program, man page, completion, rules as an example" ||
-	{ notok "usercopy-tools: the files expected"; diag "$T/d"; }
+diff -u "$T/want" "$T/files" >"$T/d" && ktap_test_pass "usercopy-tools: program, man page, completion, rules as an example" ||
+	{ ktap_test_fail "usercopy-tools: the files expected"; ktap_diag "$T/d"; }
 cmp -s "$root/usr/share/doc/usercopy-tools/examples/usercopy.rules" "$top/audit-rules/usercopy.rules" &&
 	! dpkg-deb -I "$tools" conffiles >/dev/null 2>&1 && [ ! -e "$root/etc" ] &&
-	ok "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d" ||
-	notok "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d"
+	ktap_test_pass "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d" ||
+	ktap_test_fail "usercopy-tools: the audit rules are audit-rules/usercopy.rules, not installed in /etc/audit/rules.d"
 [ "$(dpkg-deb -f "$tools" Version)" = "$version" ] &&
 	[ "$("$root/usr/sbin/usercopyctl" --version 2>&1)" = "usercopyctl from usercopy-hardening $upstream" ] &&
-	ok "one version: package $version, usercopyctl --version $upstream" ||
-	notok "one version: package $(dpkg-deb -f "$tools" Version), usercopyctl --version '$("$root/usr/sbin/usercopyctl" --version 2>&1)', changelog $version"
+	ktap_test_pass "one version: package $version, usercopyctl --version $upstream" ||
+	ktap_test_fail "one version: package $(dpkg-deb -f "$tools" Version), usercopyctl --version '$("$root/usr/sbin/usercopyctl" --version 2>&1)', changelog $version"
 zcat "$root/usr/share/man/man8/usercopyctl.8.gz" | sed 's/\\-/-/g' | grep "^\.TH \"USERCOPYCTL\" \"8\" \"[^\"]*\" \"usercopy-hardening $upstream\"" >/dev/null &&
-	ok "man page of version $upstream" || { notok "man page of version $upstream"; zcat "$root/usr/share/man/man8/usercopyctl.8.gz" | grep '^\.TH' | diag; }
+	ktap_test_pass "man page of version $upstream" || { ktap_test_fail "man page of version $upstream"; zcat "$root/usr/share/man/man8/usercopyctl.8.gz" | grep '^\.TH' | ktap_diag; }
 bash -c '. "$1" && complete -p usercopyctl' _ "$root/usr/share/bash-completion/completions/usercopyctl" >"$T/comp" 2>&1 &&
-	ok "bash completion registers usercopyctl" || { notok "bash completion registers usercopyctl"; diag "$T/comp"; }
+	ktap_test_pass "bash completion registers usercopyctl" || { ktap_test_fail "bash completion registers usercopyctl"; ktap_diag "$T/comp"; }
 dpkg-deb -f "$tools" Depends | grep 'libsmartcols1' >/dev/null &&
-	ok "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))" ||
-	notok "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))"
+	ktap_test_pass "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))" ||
+	ktap_test_fail "usercopy-tools: shared library dependencies ($(dpkg-deb -f "$tools" Depends))"
 cmp -s "$root/usr/sbin/usercopyctl" "$out/root/usercopy-tools/usr/sbin/usercopyctl" &&
-	ok "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one" ||
-	notok "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one"
+	ktap_test_pass "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one" ||
+	ktap_test_fail "the guest's usercopyctl (${out#"$top"/}/root/usercopy-tools) is the packaged one"
 
 # --- linux-patch-usercopy -----------------------------------------------------
 kroot=$T/kpatch
 mkdir -p "$kroot"
 dpkg-deb -x "$kpatch" "$kroot"
 diffs=$kroot/usr/src/kernel-patches/diffs/usercopy
-[ "$(dpkg-deb -f "$kpatch" Architecture)" = all ] && ok "linux-patch-usercopy is Architecture: all" ||
-	notok "linux-patch-usercopy is Architecture: all"
+[ "$(dpkg-deb -f "$kpatch" Architecture)" = all ] && ktap_test_pass "linux-patch-usercopy is Architecture: all" ||
+	ktap_test_fail "linux-patch-usercopy is Architecture: all"
 kvers=
 for dir in "$top"/patches/*; do
 	[ -f "$dir/series" ] || continue
@@ -100,16 +97,16 @@ for dir in "$top"/patches/*; do
 	done
 	extra=$(cd "$diffs/$kver" 2>/dev/null && for f in *; do grep -qxF "$f" "$dir/series" || [ "$f" = series ] || [ "$f" = BASE ] || printf ' %s' "$f"; done)
 	[ -d "$diffs/$kver" ] && [ -z "$bad" ] && [ -z "$extra" ] &&
-		ok "linux-patch-usercopy: patches/$kver as it is ($(grep -c . "$diffs/$kver/series") patches, series, BASE $(cat "$diffs/$kver/BASE" 2>/dev/null))" ||
-		notok "linux-patch-usercopy: patches/$kver as it is (differ:${bad:- none}; extra:${extra:- none})"
+		ktap_test_pass "linux-patch-usercopy: patches/$kver as it is ($(grep -c . "$diffs/$kver/series") patches, series, BASE $(cat "$diffs/$kver/BASE" 2>/dev/null))" ||
+		ktap_test_fail "linux-patch-usercopy: patches/$kver as it is (differ:${bad:- none}; extra:${extra:- none})"
 done
 shipped=$(cd "$diffs" && for d in */; do printf ' %s' "${d%/}"; done)
-[ "$shipped" = "$kvers" ] && ok "linux-patch-usercopy: one series per patches/*/series:$kvers" ||
-	notok "linux-patch-usercopy: series shipped:$shipped, in patches/:$kvers"
+[ "$shipped" = "$kvers" ] && ktap_test_pass "linux-patch-usercopy: one series per patches/*/series:$kvers" ||
+	ktap_test_fail "linux-patch-usercopy: series shipped:$shipped, in patches/:$kvers"
 cmp -s "$diffs/usercopy.config" "$top/kernel/configs/usercopy.config" &&
 	[ -x "$kroot/usr/src/kernel-patches/all/apply/usercopy" ] && [ -x "$kroot/usr/src/kernel-patches/all/unpatch/usercopy" ] &&
-	ok "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy" ||
-	notok "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy"
+	ktap_test_pass "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy" ||
+	ktap_test_fail "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy"
 
 # The apply and unpatch scripts, on the files of the kernel source that the
 # 6.1 series touches (not the whole tree: quicker, same result).
@@ -126,26 +123,26 @@ if [ -f "$KTAR" ] && [ -d "$diffs/6.1" ]; then
 	if (cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/apply" 2>&1 &&
 			[ -f "$k/debian/APPLIED_all_usercopy" ] && ! diff -rq "$T/pristine" "$k" >/dev/null 2>&1 &&
 			grep -q AUDIT_ANOM_USERCOPY "$k/include/uapi/linux/audit.h"; then
-		ok "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+		ktap_test_pass "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
 	else
-		notok "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
-		diag "$T/apply" "$T/tar"
+		ktap_test_fail "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+		ktap_diag "$T/apply" "$T/tar"
 	fi
 	(cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/again" 2>&1 &&
-		grep -q 'already applied' "$T/again" && ok "all/apply/usercopy a second time: already applied" ||
-		{ notok "all/apply/usercopy a second time: already applied"; diag "$T/again"; }
+		grep -q 'already applied' "$T/again" && ktap_test_pass "all/apply/usercopy a second time: already applied" ||
+		{ ktap_test_fail "all/apply/usercopy a second time: already applied"; ktap_diag "$T/again"; }
 	(cd "$k" && "$kroot/usr/src/kernel-patches/all/unpatch/usercopy") >"$T/unpatch" 2>&1
 	find "$k" "$T/pristine" -depth -type d -empty -delete
-	diff -r "$T/pristine" "$k" >"$T/d" 2>&1 && ok "all/unpatch/usercopy gives the tree back as it was" ||
-		{ notok "all/unpatch/usercopy gives the tree back as it was"; diag "$T/unpatch"; head -n 20 "$T/d" | diag; }
+	diff -r "$T/pristine" "$k" >"$T/d" 2>&1 && ktap_test_pass "all/unpatch/usercopy gives the tree back as it was" ||
+		{ ktap_test_fail "all/unpatch/usercopy gives the tree back as it was"; ktap_diag "$T/unpatch"; head -n 20 "$T/d" | ktap_diag; }
 	mkdir -p "$T/other/kernel" "$T/other/mm"
 	printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\n' >"$T/other/Makefile"
 	! (cd "$T/other" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/other.out" 2>&1 &&
-		grep -q 'no series for Linux 5.10' "$T/other.out" && ok "all/apply/usercopy refuses a kernel it has no series for" ||
-		{ notok "all/apply/usercopy refuses a kernel it has no series for"; diag "$T/other.out"; }
+		grep -q 'no series for Linux 5.10' "$T/other.out" && ktap_test_pass "all/apply/usercopy refuses a kernel it has no series for" ||
+		{ ktap_test_fail "all/apply/usercopy refuses a kernel it has no series for"; ktap_diag "$T/other.out"; }
 	unset KPATCH_DIFFS_usercopy
 else
-	skip "all/apply/usercopy and all/unpatch/usercopy on the 6.1 series" "no $KTAR"
+	ktap_test_skip "all/apply/usercopy and all/unpatch/usercopy on the 6.1 series" "no $KTAR"
 fi
 
 # --- reproducible -------------------------------------------------------------
@@ -157,15 +154,14 @@ if [ "$REPRO" != 0 ]; then
 		for deb in "$out"/*.deb; do
 			cmp -s "$deb" "$out-repro/${deb##*/}" || bad="$bad ${deb##*/}"
 		done
-		[ -z "$bad" ] && ok "reproducible: a second build in ${out#"$top"/}-repro gives identical .debs" ||
-			notok "reproducible: differ:$bad (compare with diffoscope ${out#"$top"/}{,-repro}/...)"
+		[ -z "$bad" ] && ktap_test_pass "reproducible: a second build in ${out#"$top"/}-repro gives identical .debs" ||
+			ktap_test_fail "reproducible: differ:$bad (compare with diffoscope ${out#"$top"/}{,-repro}/...)"
 	else
-		notok "reproducible: the second build failed"
-		diag "$T/repro"
+		ktap_test_fail "reproducible: the second build failed"
+		ktap_diag "$T/repro"
 	fi
 else
-	skip "reproducible" "REPRO=0"
+	ktap_test_skip "reproducible" "REPRO=0"
 fi
 
-echo "1..$n"
-[ "$failures" -eq 0 ]
+ktap_finished

@@ -17,5 +17,6 @@ timeout 600 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel "$accel" \
 	-kernel "$dir/bzImage" -initrd "$dir/initramfs.cpio.gz" \
 	-append "console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 uctest=auditd,demo" \
 	-serial file:"$log" -chardev stdio,id=out,signal=off -serial chardev:out \
-	</dev/null | grep -v '^# \(guest\|cmdline\|suite\|done\)' | grep -v '^ok - '
+	</dev/null | grep -v '^# \(guest\|cmdline\|suite\|done\|Totals\)' |
+	grep -v '^ok [0-9]\|^TAP version\|^1\.\.'
 echo "(the guest's kernel log is in $log)"

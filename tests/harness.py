@@ -2,12 +2,14 @@
 """Boot test guests under QEMU and count what they report.
 
 Each boot runs the suites named on its kernel command line (see
-tests/guest/init).  The guest writes TAP to its second serial port; the
+tests/guest/init).  The guest writes KTAP to its second serial port; the
 kernel log on the first is scanned for KUnit results (KTAP) and for any
-sign of a kernel in trouble (oops, BUG, WARN, panic), and a guest that
-does not finish in time counts as hung.  TAP files produced on the host
-(static checks) can be merged in with --tap.  The last line printed is
-"N passed, N failed".
+sign of a kernel in trouble (tests/lib/oops.ere, which the guest uses
+too), and a guest that does not finish in time counts as hung.  TAP files
+produced on the host (static checks) can be merged in with --tap.
+
+Prints one KTAP document of every result, numbered, each prefixed with
+where it comes from; its last line is "N passed, N failed".
 """
 import argparse
 import os
@@ -38,10 +40,8 @@ CHECK_PLAN = [
     ("jump-label-vanilla", "vanilla", "", "jump-label"),
 ]
 
-TROUBLE = re.compile(
-    r"Kernel panic|Oops: |BUG: |kernel BUG at|WARNING: |"
-    r"general protection fault|Unable to handle kernel|soft lockup|"
-    r"rcu_sched detected stalls|blocked for more than")
+with open(os.path.join(HERE, "lib", "oops.ere")) as f:
+    TROUBLE = re.compile("|".join(l.rstrip("\n") for l in f if l.strip()))
 KTAP_SUB = re.compile(r"^(?:\[[^\]]*\] )?\s{4,}(ok|not ok) \d+ (.*)$")
 TAP = re.compile(r"^(ok|not ok)\b\s*(?:\d+\s*)?-?\s*(.*)$")
 
@@ -71,24 +71,40 @@ def kvm_works(cache):
 
 
 class Result:
+    """Results in order: (where, ok, description), ok None for a skip."""
+
     def __init__(self):
-        self.passed = self.failed = self.skipped = 0
-        self.failures = []
+        self.results = []
+        self.notes = []
 
     def add(self, where, ok, desc):
-        if ok is None:
-            self.skipped += 1
-        elif ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            self.failures.append(f"[{where}] {desc}")
+        self.results.append((where, ok, desc))
+
+    def count(self, ok):
+        return sum(1 for r in self.results if r[1] is ok)
+
+    passed = property(lambda self: self.count(True))
+    failed = property(lambda self: self.count(False))
+    skipped = property(lambda self: self.count(None))
 
     def merge(self, other):
-        self.passed += other.passed
-        self.failed += other.failed
-        self.skipped += other.skipped
-        self.failures += other.failures
+        self.results += other.results
+        self.notes += other.notes
+
+
+class Ktap:
+    """The aggregated KTAP document, printed as the results come."""
+
+    def __init__(self):
+        self.n = 0
+        print("TAP version 13", flush=True)
+
+    def results(self, res):
+        for where, ok, desc in res.results:
+            self.n += 1
+            print(f"{'not ok' if ok is False else 'ok'} {self.n} {where}: "
+                  f"{desc}")
+        sys.stdout.flush()
 
 
 def parse_tap(where, text, res):
@@ -166,7 +182,7 @@ def boot(name, kernel, initrd, append, logdir, timeout, accel):
     res.add(name, not hung, f"guest finished within {timeout} s")
     res.add(name, "# done" in out, "guest ran every suite to the end")
     if res.failed:
-        res.failures.append(f"[{name}] logs: {console} {tap}")
+        res.notes.append(f"[{name}] logs: {console} {tap}")
     return res, secs
 
 
@@ -184,6 +200,7 @@ def main():
     args = ap.parse_args()
 
     os.makedirs(args.logdir, exist_ok=True)
+    ktap = Ktap()
     accel = "kvm" if kvm_works(os.path.join(args.logdir, "accel")) else "tcg"
     print(f"# QEMU accelerator: {accel}", flush=True)
     total = Result()
@@ -191,7 +208,8 @@ def main():
         name, path = spec.split("=", 1)
         r = Result()
         parse_tap(name, open(path).read(), r)
-        print(f"{name}: {r.passed} passed, {r.failed} failed, "
+        ktap.results(r)
+        print(f"# {name}: {r.passed} passed, {r.failed} failed, "
               f"{r.skipped} skipped", flush=True)
         total.merge(r)
 
@@ -206,13 +224,19 @@ def main():
         r, secs = boot(name, os.path.join(vdir, "bzImage"),
                        os.path.join(vdir, "initramfs.cpio.gz"), append,
                        args.logdir, args.timeout, accel)
-        print(f"boot {name}: {r.passed} passed, {r.failed} failed, "
+        ktap.results(r)
+        print(f"# boot {name}: {r.passed} passed, {r.failed} failed, "
               f"{r.skipped} skipped ({secs:.0f} s)", flush=True)
         total.merge(r)
 
-    for f in total.failures:
-        print("FAIL " + f)
-    print(f"# {total.skipped} skipped")
+    print(f"1..{ktap.n}")
+    for where, ok, desc in total.results:
+        if ok is False:
+            print(f"# FAIL [{where}] {desc}")
+    for note in total.notes:
+        print(f"# {note}")
+    print(f"# Totals: pass:{total.passed} fail:{total.failed} xfail:0 "
+          f"xpass:0 skip:{total.skipped} error:0")
     print(f"{total.passed} passed, {total.failed} failed")
     return 1 if total.failed or not total.passed else 0
 

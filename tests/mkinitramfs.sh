@@ -26,6 +26,10 @@ done
 
 install -m 755 "$here/guest/init" "$root/init"
 install -m 644 "$here/guest/lib.sh" "$root/usr/share/uctest/lib.sh"
+# The shell tests' KTAP writer, sysctl access and the patterns of a kernel
+# in trouble, shared with the host (tests/lib).
+install -m 644 "$here/lib/ktap.sh" "$here/lib/sysctl.sh" "$here/lib/oops.ere" \
+	"$root/usr/share/uctest/"
 [ -f "$here/guest/demo.sh" ] && install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
 [ -f "$here/../tools/usercopyctl/tests/guest.sh" ] &&
 	install -m 644 "$here/../tools/usercopyctl/tests/guest.sh" "$root/usr/share/uctest/usercopyctl.sh"

@@ -1,13 +1,16 @@
 #!/bin/bash
 # selftest.sh: tests of the build glue itself, on a tiny stand-in source
 # tarball.  A broken series must stop the build with the name of the
-# patch; a good one must apply with plain patch -p1.  Prints TAP.
+# patch; a good one must apply with plain patch -p1.  Also the KTAP
+# writers (tests/lib) and the guest result parser.  Prints KTAP.
 set -uo pipefail
 
 here=$(dirname "$(realpath "$0")")
 top=$(realpath "$here/..")
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
+. "$here/lib/ktap.sh"
+ktap_print_header
 
 mkdir -p "$w/linux/mm" "$w/good" "$w/bad"
 printf 'line one\nline two\n' >"$w/linux/mm/usercopy.c"
@@ -30,47 +33,97 @@ printf '0001-fix.patch\n0002-broken.patch\n' >"$w/bad/series"
 
 if "$top/kernel/scripts/prepare-tree.sh" "$w/linux.tar.xz" "$w/good" "$w/tree" >/dev/null 2>&1 &&
    grep -qx 'line 2' "$w/tree/mm/usercopy.c"; then
-	echo "ok - prepare-tree: a good series applies with patch -p1"
+	ktap_test_pass "prepare-tree: a good series applies with patch -p1"
 else
-	echo "not ok - prepare-tree: a good series applies with patch -p1"
+	ktap_test_fail "prepare-tree: a good series applies with patch -p1"
 fi
 out=$("$top/kernel/scripts/prepare-tree.sh" "$w/linux.tar.xz" "$w/bad" "$w/tree" 2>&1)
 if [ $? != 0 ] && grep -q "0002-broken.patch does not apply" <<<"$out"; then
-	echo "ok - prepare-tree: a broken patch stops the build, named"
+	ktap_test_pass "prepare-tree: a broken patch stops the build, named"
 else
-	echo "not ok - prepare-tree: a broken patch stops the build, named"
-	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "prepare-tree: a broken patch stops the build, named"
+	echo "$out" | ktap_diag
 fi
-if grep -qx 'line 2' "$w/tree/mm/usercopy.c"; then
-	echo "ok - prepare-tree: a failed series leaves the previous tree alone"
-else
-	echo "not ok - prepare-tree: a failed series leaves the previous tree alone"
-fi
+ktap_test_result "prepare-tree: a failed series leaves the previous tree alone" \
+	grep -qx 'line 2' "$w/tree/mm/usercopy.c"
 echo 0003-missing.patch >>"$w/bad/series"
 sed -i '/0002/d' "$w/bad/series"
 out=$("$top/kernel/scripts/prepare-tree.sh" "$w/linux.tar.xz" "$w/bad" "$w/tree" 2>&1)
 if [ $? != 0 ] && grep -q "0003-missing.patch, which is not in" <<<"$out"; then
-	echo "ok - prepare-tree: a series naming a missing patch is refused"
+	ktap_test_pass "prepare-tree: a series naming a missing patch is refused"
 else
-	echo "not ok - prepare-tree: a series naming a missing patch is refused"
+	ktap_test_fail "prepare-tree: a series naming a missing patch is refused"
+	echo "$out" | ktap_diag
+fi
+
+# The KTAP writers: one document from several processes (the guest's
+# /init and the programs it runs), numbered on through KTAP_STATE.
+cat >"$w/want" <<'K'
+TAP version 13
+ok 1 first
+not ok 2 second, from another process
+ok 3 third, from C
+ok 4 fourth # SKIP no reason
+1..4
+# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:1 error:0
+K
+cat >"$w/third.c" <<'C'
+#include "ktap.h"
+int main(void)
+{
+	ktap_print_header();
+	ktap_test_result(1, "third, from %s", "C");
+	return ktap_finished();
+}
+C
+if gcc -O2 -Wall -Wextra -Werror -I"$here/lib" -o "$w/third" "$w/third.c" 2>"$w/cc"; then
+	for sh in sh "busybox sh"; do
+		command -v ${sh% *} >/dev/null || { ktap_test_skip "ktap.sh under $sh" "no ${sh% *}"; continue; }
+		KTAP_LIB=$here/lib/ktap.sh THIRD=$w/third $sh -c '
+			. "$KTAP_LIB"
+			ktap_print_header
+			export KTAP_STATE=$(mktemp)
+			ktap_test_pass first
+			sh -c ". \"$KTAP_LIB\"; ktap_print_header; ktap_test_fail \"second, from another process\"; ktap_finished" &&
+				echo "# the writer of a failure returned true"
+			"$THIRD" || echo "# ktap.h returned false for a pass"
+			ktap_test_skip fourth "no reason"
+			ktap_finished && echo "# ktap_finished returned true after a failure"
+			rm -f "$KTAP_STATE"' >"$w/got" 2>&1
+		if diff -u "$w/want" "$w/got" >"$w/diff"; then
+			ktap_test_pass "ktap.sh and ktap.h under $sh: one document from three processes"
+		else
+			ktap_test_fail "ktap.sh and ktap.h under $sh: one document from three processes"
+			ktap_diag "$w/diff"
+		fi
+	done
+else
+	ktap_test_fail "ktap.h compiles with -Wall -Wextra -Werror"
+	ktap_diag "$w/cc"
 fi
 
 # The guest result parser counts TAP, KTAP and trouble in the console.
-python3 - "$here" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-import harness
+harness() { # harness PYTHON: run it with tests/harness.py imported
+	python3 -c "import sys; sys.path.insert(0, sys.argv[1]); import harness
+$1" "$here"
+}
+ktap_test_result "harness: TAP lines counted as passed, failed, skipped" harness '
 r = harness.Result()
 harness.parse_tap("t", "ok - a\nnot ok - b\nok - c # SKIP no\n# ok - d\n", r)
-print(("ok" if (r.passed, r.failed, r.skipped) == (1, 1, 1) else "not ok")
-      + " - harness: TAP lines counted as passed, failed, skipped")
-con = "[ 1.0] Oops: 0000 [#1] SMP\n"
-print(("ok" if harness.TROUBLE.search(con) else "not ok")
-      + " - harness: an oops in the console is trouble")
-con = "[ 1.0] lkdtm: copy_to_user failed, but lacked Oops\n"
-print(("ok" if not harness.TROUBLE.search(con) else "not ok")
-      + " - harness: LKDTM's 'lacked Oops' is not trouble")
+assert (r.passed, r.failed, r.skipped) == (1, 1, 1)'
+ktap_test_result "harness: numbered KTAP lines counted, the plan is not a result" harness '
+r = harness.Result()
+harness.parse_tap("t", "TAP version 13\nok 1 a\nnot ok 2 b\nok 3 c # SKIP no\n1..3\n", r)
+assert r.results == [("t", True, "a"), ("t", False, "b"), ("t", None, "c # SKIP no")]'
+ktap_test_result "harness: an oops in the console is trouble" harness '
+assert harness.TROUBLE.search("[ 1.0] Oops: 0000 [#1] SMP")'
+ktap_test_result "harness: a warning in the console is trouble" harness '
+assert harness.TROUBLE.search("[ 1.0] WARNING: CPU: 0 PID: 1 at mm/usercopy.c:99")'
+ktap_test_result "harness: LKDTM's 'lacked Oops' is not trouble" harness '
+assert not harness.TROUBLE.search("[ 1.0] lkdtm: copy_to_user failed, but lacked Oops")'
+ktap_test_result "harness: KUnit subtest lines are counted" harness '
 m = harness.KTAP_SUB.match("[    0.9]     ok 3 usercopy_test_bogus")
-print(("ok" if m and m.group(2) == "usercopy_test_bogus" else "not ok")
-      + " - harness: KUnit subtest lines are counted")
-PY
+assert m and m.group(2) == "usercopy_test_bogus"'
+ktap_test_result "the guest finds the same trouble as the harness (oops.ere)" \
+	grep -qEf "$here/lib/oops.ere" <<<"[ 1.0] BUG: unable to handle page fault"
+ktap_finished

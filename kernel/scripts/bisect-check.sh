@@ -5,13 +5,15 @@
 # apply the series up to it to a tree in WORKDIR, build it with the config
 # FRAGMENTs (one O= directory reused, so each step rebuilds what the patch
 # touched), and boot it in QEMU to the end of the guest's /init.  Prints
-# one TAP line per patch.
+# one KTAP result per patch.
 set -uo pipefail
 
 tarball=$1 pdir=$2 work=$3
 shift 3
 here=$(dirname "$(realpath "$0")")
 top=$(realpath "$here/../..")
+. "$top/tests/lib/ktap.sh"
+ktap_print_header
 mkdir -p "$work"
 work=$(realpath "$work")
 initrd=$work/initramfs.cpio.gz
@@ -26,10 +28,10 @@ for i in "${!patches[@]}"; do
 		cp "$pdir/$q" "$sub/" && echo "$q" >>"$sub/series"
 	done
 	if ! out=$("$here/prepare-tree.sh" "$tarball" "$sub" "$work/src" 2>&1); then
-		echo "not ok - $p: applies"; echo "$out" | sed 's/^/# /'; continue
+		ktap_test_fail "$p: applies"; echo "$out" | ktap_diag; continue
 	fi
 	if ! out=$("$here/build-kernel.sh" "$work/src" "$work/obj" "$@" 2>&1); then
-		echo "not ok - $p: builds"; echo "$out" | tail -20 | sed 's/^/# /'; continue
+		ktap_test_fail "$p: builds"; echo "$out" | tail -20 | ktap_diag; continue
 	fi
 	log=$work/boot-$((i + 1)).console
 	timeout 300 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel tcg \
@@ -38,9 +40,10 @@ for i in "${!patches[@]}"; do
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 uctest=" \
 		-serial file:"$log" -serial file:"$log.tap" </dev/null
 	if grep -q '^# done' "$log.tap" &&
-	   ! grep -qE 'Kernel panic|Oops: |BUG: |WARNING: ' "$log"; then
-		echo "ok - $p: applies, builds and boots"
+	   ! grep -qEf "$top/tests/lib/oops.ere" "$log"; then
+		ktap_test_pass "$p: applies, builds and boots"
 	else
-		echo "not ok - $p: boots (see $log)"
+		ktap_test_fail "$p: boots (see $log)"
 	fi
 done
+ktap_finished

@@ -23,6 +23,7 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 	KCONFIG_CONFIG=$obj/.config "$src/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" "$@" >/dev/null
 	"${mk[@]}" olddefconfig >/dev/null
+	# What the fragments ask for: for an option set in several, the last.
 	missing=0
 	while read -r line; do
 		case $line in
@@ -31,7 +32,11 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 			opt=${line#\# }; opt=${opt%% *}
 			grep -q "^$opt=" "$obj/.config" && { echo "  wanted $line" >&2; missing=1; } ;;
 		esac
-	done < <(cat "$@")
+	done < <(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=.*/\1 &/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 &/p' "$@" |
+		awk '{ opt = $1; sub(/^[^ ]* /, ""); last[opt] = $0; order[opt] = NR }
+		     END { for (o in last) print order[o] "\t" last[o] }' |
+		sort -n | cut -f2-)
 	[ $missing = 0 ] || die "config options above did not survive olddefconfig ($obj/.config)"
 	echo "$want" >"$obj/.fragments"
 fi

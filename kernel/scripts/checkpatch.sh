@@ -2,12 +2,14 @@
 # checkpatch.sh SRC PATCHDIR
 #
 # Run the kernel's scripts/checkpatch.pl --strict on every patch of the
-# series and print one TAP line per patch.  A patch may be excused from a
+# series and print one KTAP result per patch.  A patch may be excused from a
 # message only by naming its type in PATCHDIR/checkpatch.ignore
 # ("<patch file> <TYPE>"), with the reason argued in its changelog.
 set -uo pipefail
 
 src=$(realpath "$1") pdir=$(realpath "$2")
+. "$(dirname "$(realpath "$0")")/../../tests/lib/ktap.sh"
+ktap_print_header
 # Run from the unpacked tree, which is not a git work tree: checkpatch
 # then leaves out spdxcheck.py (it reads the licences through git); the
 # SPDX tags are still checked for presence and form.
@@ -18,9 +20,10 @@ while read -r p _; do
 	if out=$(cd "$src" && unset GIT_DIR && perl scripts/checkpatch.pl --strict --root="$src" -q \
 		--no-summary --show-types ${ignore:+--ignore "$ignore"} \
 		"$pdir/$p" 2>&1) && [ -z "$out" ]; then
-		echo "ok - checkpatch --strict: $p"
+		ktap_test_pass "checkpatch --strict: $p"
 	else
-		echo "not ok - checkpatch --strict: $p"
-		echo "$out" | sed 's/^/# /'
+		ktap_test_fail "checkpatch --strict: $p"
+		echo "$out" | ktap_diag
 	fi
 done <"$pdir/series"
+ktap_finished

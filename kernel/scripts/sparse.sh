@@ -3,11 +3,13 @@
 #
 # Run sparse (make C=2) on every C file the series touches, in the patched
 # tree SRC/OBJ and in the unpatched tree VSRC/VOBJ built with the same
-# config, and print one TAP line per file: not ok if the series adds a
+# config, and print one KTAP result per file: not ok if the series adds a
 # warning.  Files the config does not build are skipped.
 set -uo pipefail
 
 pdir=$1 src=$2 obj=$3 vsrc=$4 vobj=$5
+. "$(dirname "$(realpath "$0")")/../../tests/lib/ktap.sh"
+ktap_print_header
 files=$(sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$pdir"/[0-9]*.patch | sort -u)
 
 warnings() { # warnings SRC OBJ FILE: sparse messages, without positions
@@ -21,11 +23,11 @@ for f in $files; do
 	case $f in tools/*) continue ;; esac	# host tools, not kernel code
 	by=$(grep -l "#include \"$(basename "$f")\"" "$src/$(dirname "$f")"/*.c 2>/dev/null | head -1)
 	if [ -n "$by" ]; then
-		echo "ok - sparse: $f # SKIP checked as part of ${by#"$src"/}"
+		ktap_test_skip "sparse: $f" "checked as part of ${by#"$src"/}"
 		continue
 	fi
 	if [ ! -f "$obj/${f%.c}.o" ]; then
-		echo "ok - sparse: $f # SKIP not built in this config"
+		ktap_test_skip "sparse: $f" "not built in this config"
 		continue
 	fi
 	new=$(warnings "$src" "$obj" "$f")
@@ -33,9 +35,10 @@ for f in $files; do
 	[ -f "$vsrc/$f" ] && old=$(warnings "$vsrc" "$vobj" "$f")
 	added=$(comm -13 <(echo "$old") <(echo "$new") | sed '/^$/d')
 	if [ -z "$added" ]; then
-		echo "ok - sparse: $f adds no warning"
+		ktap_test_pass "sparse: $f adds no warning"
 	else
-		echo "not ok - sparse: $f adds warnings"
-		echo "$added" | sed 's/^/# /'
+		ktap_test_fail "sparse: $f adds warnings"
+		echo "$added" | ktap_diag
 	fi
 done
+ktap_finished

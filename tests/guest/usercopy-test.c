@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * usercopy-test: the guest's tests of the kernel interface of the
- * usercopy-hardening series (sysctls, reaction, reports).  Prints TAP
- * ("ok - ...", "not ok - ...", "# ...") and exits 1 if anything failed.
+ * usercopy-hardening series (sysctls, reaction, reports).  Prints KTAP
+ * (tests/lib/ktap.h) and exits 1 if anything failed.
  *
  *   usercopy-test violations
  *	every bad copy of tests/kmod's uc_buggy, in the current mode: was the
@@ -24,8 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/netlink.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -42,6 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ktap.h"
+#include "uc-auditnl.h"
+#include "uc-sysctl.h"
+
 #define RECORD_MAX 8970	/* MAX_AUDIT_MESSAGE_LENGTH of libaudit */
 
 #ifndef AUDIT_ANOM_USERCOPY
@@ -51,36 +53,6 @@
 #define SYSCTL "/proc/sys/kernel/usercopy/"
 #define BUGGY "/sys/kernel/debug/uc_buggy/"
 #define AUDIT_LOG "/var/log/audit/audit.log"
-
-static int failures;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *text)
-{
-	const char *p = text;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-		printf("# %.*s\n", len, p);
-		p += len + (nl != NULL);
-	}
-	fflush(stdout);
-}
 
 static long long now_ms(void)
 {
@@ -95,17 +67,9 @@ static long long now_ms(void)
 static void sysctl_read(const char *name, char *buf, size_t size)
 {
 	char path[128];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), SYSCTL "%s", name);
-	buf[0] = '\0';
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, size - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
+	uc_file_read(path, buf, size);
 }
 
 static long sysctl_long(const char *name)
@@ -129,20 +93,9 @@ static const char *mode(void)
 static int sysctl_write(const char *name, const char *data, size_t len)
 {
 	char path[128];
-	ssize_t n;
-	int fd, err = 0;
 
 	snprintf(path, sizeof(path), SYSCTL "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	n = write(fd, data, len);
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != len)
-		err = EIO;
-	close(fd);
-	return err;
+	return uc_file_write(path, data, len);
 }
 
 static int set_mode(const char *m)
@@ -214,14 +167,10 @@ static int audit_fd = -1;
 
 static int audit_open(void)
 {
-	struct sockaddr_nl sa = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1 << (AUDIT_NLGRP_READLOG - 1),
-	};
-
-	audit_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (audit_fd < 0 || bind(audit_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		tap(0, "join the audit multicast group: %s", strerror(errno));
+	audit_fd = uc_auditnl_open();
+	if (audit_fd < 0) {
+		ktap_test_fail("join the audit multicast group: %s",
+			       strerror(-audit_fd));
 		return -1;
 	}
 	return 0;
@@ -229,8 +178,7 @@ static int audit_open(void)
 
 /*
  * Wait up to @ms for a record of @type whose text contains every string
- * of @want; copy it to @out.  One record per datagram, and nlmsg_len is
- * the length of the text alone.
+ * of @want; copy it to @out.
  */
 static int audit_wait(int type, const char *const *want, int nwant, int ms,
 		      char *out, size_t size)
@@ -241,20 +189,16 @@ static int audit_wait(int type, const char *const *want, int nwant, int ms,
 	for (;;) {
 		struct pollfd pfd = { .fd = audit_fd, .events = POLLIN };
 		long long left = end - now_ms();
-		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-		size_t len;
-		ssize_t n;
-		int i;
+		const char *text;
+		int i, got;
+		long len;
 
 		if (left < 0 || poll(&pfd, 1, (int)left) <= 0)
 			return 0;
-		n = recv(audit_fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
-		if (n < (ssize_t)NLMSG_HDRLEN || nlh->nlmsg_type != type)
+		len = uc_auditnl_recv(audit_fd, buf, sizeof(buf), &got, &text);
+		if (len <= 0 || got != type)
 			continue;
-		len = n - NLMSG_HDRLEN;
-		if (nlh->nlmsg_len < len)
-			len = nlh->nlmsg_len;
-		snprintf(out, size, "%.*s", (int)len, (char *)NLMSG_DATA(nlh));
+		snprintf(out, size, "%.*s", (int)len, text);
 		for (i = 0; i < nwant && strstr(out, want[i]); i++)
 			;
 		if (i == nwant)
@@ -340,9 +284,9 @@ static int buggy_copy(const char *file, int out, char *buf, size_t len)
 static int tap_line(const char *found, const char *name, const char *m)
 {
 	if (found)
-		tap(1, "%s in %s mode: kernel log: %s", name, m, found);
+		ktap_test_result(1, "%s in %s mode: kernel log: %s", name, m, found);
 	else
-		tap(0, "%s in %s mode: the kernel log line", name, m);
+		ktap_test_result(0, "%s in %s mode: the kernel log line", name, m);
 	return found != NULL;
 }
 
@@ -392,14 +336,14 @@ static void run_scenario(const struct scenario *s, const char *m)
 	size_t i;
 
 	if (s->enforce_only && !enforce) {
-		tap(1, "%s in %s mode # SKIP allowed, it would smash the kernel stack",
-		    s->name, m);
+		ktap_test_skip("allowed, it would smash the kernel stack",
+			       "%s in %s mode", s->name, m);
 		return;
 	}
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED) {
-		tap(0, "%s: mmap: %s", s->name, strerror(errno));
+		ktap_test_result(0, "%s: mmap: %s", s->name, strerror(errno));
 		return;
 	}
 	memset(shared, s->overwrite ? 'A' : 0, 4096);
@@ -418,27 +362,27 @@ static void run_scenario(const struct scenario *s, const char *m)
 	snprintf(kpid, sizeof(kpid), "pid %d ", pid);
 
 	if (enforce && caught)
-		tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-		    "%s in %s mode: the process was killed by SIGKILL", s->name, m);
+		ktap_test_result(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+				 "%s in %s mode: the process was killed by SIGKILL", s->name, m);
 	else if (refused)
-		tap(WIFEXITED(status) && WEXITSTATUS(status) == 1,
-		    "%s in %s mode: the copy failed and the process lives",
-		    s->name, m);
+		ktap_test_result(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+				 "%s in %s mode: the copy failed and the process lives",
+				 s->name, m);
 	else
-		tap(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		    "%s in %s mode: the copy went through and the process lives",
-		    s->name, m);
+		ktap_test_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+				 "%s in %s mode: the copy went through and the process lives",
+				 s->name, m);
 
 	if (s->overwrite) {
 		buggy_state(state, sizeof(state));
 		if (enforce && caught)
-			tap(!strcmp(state, "intact"),
-			    "%s in %s mode: the kernel object is intact (%s)",
-			    s->name, m, state);
+			ktap_test_result(!strcmp(state, "intact"),
+					 "%s in %s mode: the kernel object is intact (%s)",
+					 s->name, m, state);
 		else
-			tap(!strncmp(state, "corrupted", 9),
-			    "%s in %s mode: the overwrite happened (%s)",
-			    s->name, m, state);
+			ktap_test_result(!strncmp(state, "corrupted", 9),
+					 "%s in %s mode: the overwrite happened (%s)",
+					 s->name, m, state);
 		buggy_reset();
 	} else {
 		for (i = s->field; i < s->len; i++)
@@ -446,17 +390,17 @@ static void run_scenario(const struct scenario *s, const char *m)
 		if (refused) {
 			for (i = 0; i < s->len; i++)
 				leaked += shared[i] != 0;
-			tap(!leaked, "%s in %s mode: no kernel byte reached user space",
-			    s->name, m);
+			ktap_test_result(!leaked, "%s in %s mode: no kernel byte reached user space",
+					 s->name, m);
 		} else {
-			tap(leaked > 0, "%s in %s mode: the copy leaked %d bytes beyond the field",
-			    s->name, m, leaked);
+			ktap_test_result(leaked > 0, "%s in %s mode: the copy leaked %d bytes beyond the field",
+					 s->name, m, leaked);
 		}
 	}
 
-	tap(after - before == (caught ? 1 : 0),
-	    "%s in %s mode: kernel.usercopy.violations went up by %d (%ld)",
-	    s->name, m, caught, after - before);
+	ktap_test_result(after - before == (caught ? 1 : 0),
+			 "%s in %s mode: kernel.usercopy.violations went up by %d (%ld)",
+			 s->name, m, caught, after - before);
 
 	want[0] = "usercopy: ";
 	want[1] = s->log;
@@ -470,11 +414,11 @@ static void run_scenario(const struct scenario *s, const char *m)
 		want[3] = tail;
 		if (!tap_line(find_line(kmsg_since(), want, 4, line, sizeof(line)),
 			      s->name, m))
-			diag(kmsg_since());
+			ktap_diag(kmsg_since());
 	} else {
 		want[1] = kpid;
-		tap(!find_line(kmsg_since(), want, 2, line, sizeof(line)),
-		    "%s in %s mode: no kernel log line", s->name, m);
+		ktap_test_result(!find_line(kmsg_since(), want, 2, line, sizeof(line)),
+				 "%s in %s mode: no kernel log line", s->name, m);
 	}
 
 	want[0] = s->record;
@@ -483,27 +427,27 @@ static void run_scenario(const struct scenario *s, const char *m)
 		want[2] = enforce ? " permissive=0 res=0" :
 			  refused ? " permissive=1 res=0" : " permissive=1 res=1";
 		if (audit_wait(AUDIT_ANOM_USERCOPY, want, 3, 3000, rec, sizeof(rec)))
-			tap(1, "%s in %s mode: live audit record: %s", s->name, m, rec);
+			ktap_test_result(1, "%s in %s mode: live audit record: %s", s->name, m, rec);
 		else
-			tap(0, "%s in %s mode: live audit record with '%s', '%s', '%s'",
-			    s->name, m, want[0], want[1], want[2]);
+			ktap_test_result(0, "%s in %s mode: live audit record with '%s', '%s', '%s'",
+					 s->name, m, want[0], want[1], want[2]);
 		want[2] = want[2] + 1;
 		want[3] = "type=UNKNOWN[1790] ";
 		switch (auditd_has(want, 4)) {
 		case 1:
-			tap(1, "%s in %s mode: the record is in auditd's log", s->name, m);
+			ktap_test_result(1, "%s in %s mode: the record is in auditd's log", s->name, m);
 			break;
 		case 0:
-			tap(0, "%s in %s mode: the record is in auditd's log", s->name, m);
+			ktap_test_result(0, "%s in %s mode: the record is in auditd's log", s->name, m);
 			break;
 		default:
-			tap(1, "%s in %s mode: auditd's log # SKIP auditd not running",
-			    s->name, m);
+			ktap_test_skip("auditd not running", "%s in %s mode: auditd's log",
+				       s->name, m);
 		}
 	} else {
-		tap(!audit_wait(AUDIT_ANOM_USERCOPY, want + 1, 1, 1000, rec,
-				sizeof(rec)),
-		    "%s in %s mode: no audit record", s->name, m);
+		ktap_test_result(!audit_wait(AUDIT_ANOM_USERCOPY, want + 1, 1, 1000, rec,
+					     sizeof(rec)),
+				 "%s in %s mode: no audit record", s->name, m);
 	}
 	munmap(shared, 4096);
 }
@@ -524,11 +468,11 @@ static void legit(const char *m)
 	bad |= buggy_copy("whitelist", 1, buf, 32);
 	bad |= buggy_copy("stack", 0, buf, 32);
 	bad |= buggy_copy("stack", 1, buf, 32);
-	tap(!bad, "in-bounds copies work in %s mode", m);
-	tap(sysctl_long("violations") == before,
-	    "in-bounds copies are not counted in %s mode", m);
-	tap(!strstr(kmsg_since(), "usercopy: "),
-	    "in-bounds copies are not reported in %s mode", m);
+	ktap_test_result(!bad, "in-bounds copies work in %s mode", m);
+	ktap_test_result(sysctl_long("violations") == before,
+			 "in-bounds copies are not counted in %s mode", m);
+	ktap_test_result(!strstr(kmsg_since(), "usercopy: "),
+			 "in-bounds copies are not reported in %s mode", m);
 }
 
 static int cmd_violations(void)
@@ -537,13 +481,13 @@ static int cmd_violations(void)
 	size_t i;
 
 	snprintf(m, sizeof(m), "%s", mode());
-	printf("# mode %s\n", m);
+	ktap_print_msg("mode %s", m);
 	if (audit_open())
 		return 1;
 	legit(m);
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		run_scenario(&scenarios[i], m);
-	return failures != 0;
+	return ktap_finished();
 }
 
 /* ---- sysctls: bad input and privileges ---------------------------------- */
@@ -557,9 +501,9 @@ static void refused(const char *name, const char *data, size_t len,
 	sysctl_read(name, before, sizeof(before));
 	err = sysctl_write(name, data, len);
 	sysctl_read(name, after, sizeof(after));
-	tap((err == err1 || err == err2) && !strcmp(before, after),
-	    "%s: writing %s fails with %s and changes nothing (got %s)",
-	    name, what, strerror(err1), err ? strerror(err) : "success");
+	ktap_test_result((err == err1 || err == err2) && !strcmp(before, after),
+			 "%s: writing %s fails with %s and changes nothing (got %s)",
+			 name, what, strerror(err1), err ? strerror(err) : "success");
 }
 
 /* Run @fn in a child and return its exit status. */
@@ -612,7 +556,7 @@ static int cmd_sysctl(void)
 		return 1;
 
 	sysctl_read("modes_avail", buf, sizeof(buf));
-	tap(!strcmp(buf, "off log enforce\n"), "modes_avail reads 'off log enforce'");
+	ktap_test_result(!strcmp(buf, "off log enforce\n"), "modes_avail reads 'off log enforce'");
 	refused("modes_avail", "off", 3, "'off'", EACCES, EPERM);
 	refused("violations", "0", 1, "'0'", EACCES, EPERM);
 
@@ -631,36 +575,36 @@ static int cmd_sysctl(void)
 
 	audit_drain();
 	err = set_mode("log\n");
-	tap(!err && !strcmp(mode(), "log"), "mode: 'log\\n' is accepted");
+	ktap_test_result(!err && !strcmp(mode(), "log"), "mode: 'log\\n' is accepted");
 	want[0] = "op=usercopy-mode old=enforce new=log old_lock=0 new_lock=0 ";
 	want[1] = " res=1";
-	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
-	    "mode: CONFIG_CHANGE record of the accepted change");
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "mode: CONFIG_CHANGE record of the accepted change");
 	audit_drain();
 	set_mode("bogus");
 	want[0] = "op=usercopy-mode old=log new=? ";
 	want[1] = " res=0";
-	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
-	    "mode: CONFIG_CHANGE record of the refused write");
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "mode: CONFIG_CHANGE record of the refused write");
 	err = set_mode("enforce");
-	tap(!err && !strcmp(mode(), "enforce"), "mode: 'enforce' is accepted");
+	ktap_test_result(!err && !strcmp(mode(), "enforce"), "mode: 'enforce' is accepted");
 
 	err = in_child(as_nobody);
-	tap((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
-	    "mode: an unprivileged user cannot change it (%s)",
-	    err == 100 ? "could not become nobody" : strerror(err));
+	ktap_test_result((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
+			 "mode: an unprivileged user cannot change it (%s)",
+			 err == 100 ? "could not become nobody" : strerror(err));
 	audit_drain();
 	err = in_child(as_userns_root);
-	tap((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
-	    "mode: root in a new user namespace cannot change it (%s)",
-	    err == 100 ? "could not set up the namespace" : strerror(err));
+	ktap_test_result((err == EACCES || err == EPERM) && !strcmp(mode(), "enforce"),
+			 "mode: root in a new user namespace cannot change it (%s)",
+			 err == 100 ? "could not set up the namespace" : strerror(err));
 	want[0] = "op=usercopy-mode old=enforce new=off ";
 	want[1] = " res=0";
-	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
-	    "mode: CONFIG_CHANGE record of the write from the user namespace");
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "mode: CONFIG_CHANGE record of the write from the user namespace");
 
 	set_mode(saved);
-	return failures != 0;
+	return ktap_finished();
 }
 
 /* ---- mode changes under load -------------------------------------------- */
@@ -817,23 +761,23 @@ static int cmd_mode_switch(int switches)
 		else if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad++;
 	}
-	tap(!errs, "%d mode changes while processes copy: all accepted",
-	    switches);
-	tap(!bad, "no in-bounds copy failed or was killed while the mode changed");
-	tap(loads > 0 && loads < 100,
-	    "the test module was unloaded and loaded again %d times meanwhile",
-	    loads);
+	ktap_test_result(!errs, "%d mode changes while processes copy: all accepted",
+			 switches);
+	ktap_test_result(!bad, "no in-bounds copy failed or was killed while the mode changed");
+	ktap_test_result(loads > 0 && loads < 100,
+			 "the test module was unloaded and loaded again %d times meanwhile",
+			 loads);
 	if (access(BUGGY "slab", F_OK)) {
 		int err = load_buggy();
 
 		if (err)
-			tap(0, "load the test module again: %s", strerror(err));
+			ktap_test_result(0, "load the test module again: %s", strerror(err));
 	}
-	tap(sysctl_long("violations") == before,
-	    "no violation was counted while the mode changed");
+	ktap_test_result(sysctl_long("violations") == before,
+			 "no violation was counted while the mode changed");
 	set_mode(saved);
-	tap(!strcmp(mode(), saved), "mode restored to %s", saved);
-	return failures != 0;
+	ktap_test_result(!strcmp(mode(), saved), "mode restored to %s", saved);
+	return ktap_finished();
 }
 
 /* ---- the lock ------------------------------------------------------------ */
@@ -888,42 +832,43 @@ static int cmd_lock(void)
 	if (audit_open())
 		return 1;
 	audit_drain();
-	tap(policy && (policy & 4095) == 0,
-	    "the policy is a page of its own (usercopy_policy at %#lx)", policy);
-	tap(ksym("__ksymtab___check_object_size") &&
-	    !ksym("__ksymtab_usercopy_policy"),
-	    "the checks are exported to modules, the policy is not");
+	ktap_test_result(policy && (policy & 4095) == 0,
+			 "the policy is a page of its own (usercopy_policy at %#lx)", policy);
+	ktap_test_result(ksym("__ksymtab___check_object_size") &&
+			 !ksym("__ksymtab_usercopy_policy"),
+			 "the checks are exported to modules, the policy is not");
 	sysctl_read("locked", buf, sizeof(buf));
 	if (!strcmp(buf, "1\n")) {
-		tap(1, "before the lock, a kernel write to the policy goes through # SKIP locked by an earlier suite");
+		ktap_test_skip("locked by an earlier suite",
+			       "before the lock, a kernel write to the policy goes through");
 	} else {
 		for (i = 0, err = 0; i < POLICY_WORDS; i++)
 			err |= poke(policy + policy_offsets[i]);
-		tap(!err, "before the lock, a kernel write to the policy goes through (%s)",
-		    strerror(err));
+		ktap_test_result(!err, "before the lock, a kernel write to the policy goes through (%s)",
+				 strerror(err));
 	}
 	err = sysctl_write("locked", "1\n", 2);
 	sysctl_read("locked", buf, sizeof(buf));
-	tap(!err && !strcmp(buf, "1\n"), "locked: writing 1 locks the mode");
+	ktap_test_result(!err && !strcmp(buf, "1\n"), "locked: writing 1 locks the mode");
 	want[0] = "new_lock=1 ";
 	want[1] = " res=1";
-	tap(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
-	    "locked: CONFIG_CHANGE record of the lock");
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "locked: CONFIG_CHANGE record of the lock");
 	refused("mode", "log", 3, "'log' when locked", EPERM, EPERM);
 	refused("mode", m, strlen(m), "the current mode when locked", EPERM, EPERM);
 	refused("locked", "0", 1, "0 when locked", EPERM, EPERM);
 	err = sysctl_write("locked", "1", 1);
-	tap(!err, "locked: writing 1 again is fine");
-	tap(!strcmp(mode(), m), "mode is still %s", m);
+	ktap_test_result(!err, "locked: writing 1 again is fine");
+	ktap_test_result(!strcmp(mode(), m), "mode is still %s", m);
 
 	for (i = 0; i < POLICY_WORDS; i++) {
 		err = poke(policy + policy_offsets[i]);
-		tap(err == EFAULT,
-		    "locked: a kernel write to the policy at +%lu faults (%s)",
-		    policy_offsets[i], strerror(err));
+		ktap_test_result(err == EFAULT,
+				 "locked: a kernel write to the policy at +%lu faults (%s)",
+				 policy_offsets[i], strerror(err));
 	}
 	if (strcmp(m, "enforce"))
-		return failures != 0;
+		return ktap_finished();
 	pid = fork();
 	if (pid == 0) {
 		char leak[128];
@@ -931,9 +876,9 @@ static int cmd_lock(void)
 		_exit(buggy_copy("slab", 0, leak, sizeof(leak)) ? 1 : 0);
 	}
 	waitpid(pid, &status, 0);
-	tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	    "locked: a violation is still refused and its process killed");
-	return failures != 0;
+	ktap_test_result(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			 "locked: a violation is still refused and its process killed");
+	return ktap_finished();
 }
 
 /* ---- interrupt context ------------------------------------------------ */
@@ -963,16 +908,16 @@ static int cmd_irq(void)
 	audit_drain();
 	kmsg_mark();
 	status = in_child(irq_copy);
-	tap(status == 1, "%s: a bad copy in a hard interrupt fails, and the process it interrupted lives (exit %d)",
+	ktap_test_result(status == 1, "%s: a bad copy in a hard interrupt fails, and the process it interrupted lives (exit %d)",
 	    m, status);
-	tap(sysctl_long("violations") == before + 1, "%s: the copy in the interrupt is counted", m);
-	tap(find_line(kmsg_since(), want, 2, line, sizeof(line)) &&
+	ktap_test_result(sysctl_long("violations") == before + 1, "%s: the copy in the interrupt is counted", m);
+	ktap_test_result(find_line(kmsg_since(), want, 2, line, sizeof(line)) &&
 	    !find_line(kmsg_since(), wrong, 2, line, sizeof(line)),
 	    "%s: the report names the interrupt, not the interrupted task", m);
-	tap(audit_wait(AUDIT_ANOM_USERCOPY, rec_want, 3, 5000, rec, sizeof(rec)),
+	ktap_test_result(audit_wait(AUDIT_ANOM_USERCOPY, rec_want, 3, 5000, rec, sizeof(rec)),
 	    "%s: the audit record names the interrupt and no task", m);
-	diag(rec);
-	return failures != 0;
+	ktap_diag(rec);
+	return ktap_finished();
 }
 
 /* ---- a flood of violations from one call site ---------------------------- */
@@ -1013,7 +958,7 @@ static int cmd_flood(long n)
 	snprintf(pid, sizeof(pid), " pid=%d ", getpid());
 	snprintf(m, sizeof(m), "%s", mode());
 	if (set_mode("log") || system("auditctl -f 2 >/dev/null") || audit_open()) {
-		tap(0, "flood: log mode, audit failure mode 2");
+		ktap_test_result(0, "flood: log mode, audit failure mode 2");
 		return 1;
 	}
 	flood_one(want, rec, sizeof(rec));
@@ -1024,8 +969,8 @@ static int cmd_flood(long n)
 		bad |= pread(fd, leak, sizeof(leak), 0) != sizeof(leak);
 	ms = now_ms() - start;
 	close(fd);
-	tap(!bad, "flood: %ld bad copies allowed in log mode (%lld ms)", n, ms);
-	tap(sysctl_long("violations") - before == n, "flood: all %ld counted (counter +%ld)",
+	ktap_test_result(!bad, "flood: %ld bad copies allowed in log mode (%lld ms)", n, ms);
+	ktap_test_result(sysctl_long("violations") - before == n, "flood: all %ld counted (counter +%ld)",
 	    n, sysctl_long("violations") - before);
 	while (audit_wait(AUDIT_ANOM_USERCOPY, want, 2, 2000, rec, sizeof(rec))) {
 		records++;
@@ -1033,20 +978,21 @@ static int cmd_flood(long n)
 	}
 	last = flood_one(want, rec, sizeof(rec));
 	/* A burst of 10 per 5 s interval, and the one that opened it. */
-	tap(records >= 1 && records <= 10 * (ms / 5000 + 2),
+	ktap_test_result(records >= 1 && records <= 10 * (ms / 5000 + 2),
 	    "flood: %ld audit records for %ld bad copies", records, n);
-	tap(last >= 0 && sum + last == n,
+	ktap_test_result(last >= 0 && sum + last == n,
 	    "flood: the records' suppressed counts add up (%ld recorded + suppressed, %ld after)",
 	    sum, last);
 	if (system("auditctl -f 1 >/dev/null") || set_mode(m))
-		tap(0, "flood: back to audit failure mode 1 and mode %s", m);
-	return failures != 0;
+		ktap_test_result(0, "flood: back to audit failure mode 1 and mode %s", m);
+	return ktap_finished();
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
+	ktap_print_header();
 	if (!strcmp(cmd, "violations"))
 		return cmd_violations();
 	if (!strcmp(cmd, "sysctl"))

@@ -5,7 +5,7 @@
  * static key rfs_needed through net.core.rps_sock_flow_entries, while two
  * processes run the key's jump sites in the module jl_rfs and in the
  * kernel (recvmsg on a UDP socket), and a third unloads and loads jl_rfs.
- * Prints TAP; an int3 oops shows in the kernel log.
+ * Prints KTAP (tests/lib/ktap.h); an int3 oops shows in the kernel log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +22,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ktap.h"
+#include "uc-sysctl.h"
 
 #define RUN "/sys/kernel/debug/jl_rfs/run"
 #define KO "/lib/modules/jl_rfs.ko"
@@ -126,17 +129,19 @@ static int loopback_up(void)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10000, i, errs = 0, bad = 0;
-	int loads = -1, status;
+	int loads = -1, status, err;
 	pid_t kids[3];
 
-	printf("# jl-stress: %d flips of rfs_needed\n", n);
+	ktap_print_header();
+	ktap_print_msg("jl-stress: %d flips of rfs_needed", n);
 	if (loopback_up()) {
-		printf("not ok - bring up lo: %s\n", strerror(errno));
-		return 1;
+		ktap_test_fail("bring up lo: %s", strerror(errno));
+		return ktap_finished();
 	}
-	if (load()) {
-		printf("not ok - load %s: %s\n", KO, strerror(errno));
-		return 1;
+	err = load();
+	if (err) {
+		ktap_test_fail("load %s: %s", KO, strerror(err));
+		return ktap_finished();
 	}
 	for (i = 0; i < 3; i++) {
 		kids[i] = fork();
@@ -145,11 +150,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		const char *v = i % 2 ? "0\n" : "32768\n";
-		int fd = open(SYSCTL, O_WRONLY);
 
-		errs += fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v);
-		if (fd >= 0)
-			close(fd);
+		errs += uc_file_write(SYSCTL, v, strlen(v)) != 0;
 	}
 	for (i = 0; i < 3; i++) {
 		kill(kids[i], SIGTERM);
@@ -159,11 +161,10 @@ int main(int argc, char **argv)
 		else if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad++;
 	}
-	printf("%s - %d flips of rfs_needed: all accepted\n",
-	       errs ? "not ok" : "ok", n);
-	printf("%s - the jump sites ran in the module and the kernel meanwhile\n",
-	       bad ? "not ok" : "ok");
-	printf("%s - jl_rfs was unloaded and loaded again %d times meanwhile\n",
-	       loads > 0 && loads < 100 ? "ok" : "not ok", loads);
-	return errs || bad || loads <= 0 || loads >= 100;
+	ktap_test_result(!errs, "%d flips of rfs_needed: all accepted", n);
+	ktap_test_result(!bad, "the jump sites ran in the module and the kernel meanwhile");
+	ktap_test_result(loads > 0 && loads < 100,
+			 "jl_rfs was unloaded and loaded again %d times meanwhile",
+			 loads);
+	return ktap_finished();
 }

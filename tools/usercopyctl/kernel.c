@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "uc-sysctl.h"
 #include "usercopyctl.h"
 
 /* The one fallback table, for kernels whose modes_avail cannot be read. */
@@ -116,30 +117,14 @@ static void sysctl_path(char *buf, size_t size, const char *name)
 int uc_sysctl_read(const char *name, char *buf, size_t size)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	size_t len = 0;
-	int fd;
+	size_t len;
+	int err;
 
 	sysctl_path(path, sizeof(path), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
+	err = uc_file_read(path, buf, size);
+	if (err)
+		return -err;
+	len = strlen(buf);
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
 	return 0;
@@ -149,30 +134,12 @@ int uc_sysctl_write(const char *name, const char *value)
 {
 	char path[PATH_MAX], line[64];
 	size_t len;
-	ssize_t n;
-	int fd;
 
 	len = (size_t)snprintf(line, sizeof(line), "%s\n", value);
 	if (len >= sizeof(line))
 		return -EINVAL;
 	sysctl_path(path, sizeof(path), name);
-	/* Like "echo value > file": also right for a stand-in directory. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* A sysctl takes its value in one write. */
-	do
-		n = write(fd, line, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	if (close(fd) != 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	return -uc_file_write(path, line, len);
 }
 
 /* ---- kernel config ----------------------------------------------------- */

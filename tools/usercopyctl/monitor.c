@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include <libaudit.h>
-#include <linux/netlink.h>
 
+#include "uc-auditnl.h"
 #include "usercopyctl.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -86,13 +86,16 @@ static int handle_message(const struct uc_monitor_opts *mo,
 	return rc < 0 ? rc : 1;
 }
 
-/* The message of a failed bind() or recv() (-@err) on the audit socket. */
+/* The message of a failed socket(), bind() or recv() (-@err) on the audit socket. */
 static void socket_error(struct uc_monitor_result *res, int err,
 			 const char *what)
 {
 	if (err == -EPERM || err == -EACCES)
 		snprintf(res->err, sizeof(res->err),
 			 "cannot read audit records live: CAP_AUDIT_READ is needed (run as root)");
+	else if (err == -EPROTONOSUPPORT)
+		snprintf(res->err, sizeof(res->err),
+			 "cannot read audit records live: kernel without audit support");
 	else
 		snprintf(res->err, sizeof(res->err), "%s: %s", what,
 			 strerror(-err));
@@ -100,7 +103,6 @@ static void socket_error(struct uc_monitor_result *res, int err,
 
 int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 {
-	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
 	struct sigaction sa = { .sa_handler = on_signal };
 	static char buf[MAX_AUDIT_MESSAGE_LENGTH + NLMSG_HDRLEN + 64];
 	struct uc_parser *parser;
@@ -116,20 +118,10 @@ int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 			 "cannot set up the audit parser: %s", strerror(-ret));
 		return ret;
 	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	fd = uc_auditnl_open();
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(res->err, sizeof(res->err),
-			 "cannot open an audit netlink socket: %s%s", strerror(-ret),
-			 ret == -EPROTONOSUPPORT ? " (kernel without audit support)" : "");
-		uc_parser_free(parser);
-		return ret;
-	}
-	addr.nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1);
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		ret = -errno;
+		ret = fd;
 		socket_error(res, ret, "cannot join the audit log multicast group");
-		close(fd);
 		uc_parser_free(parser);
 		return ret;
 	}
@@ -150,9 +142,9 @@ int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 	while (!stop_signal && !(mo->count && res->seen >= mo->count)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct timespec ts = { .tv_sec = 1 };
-		struct nlmsghdr *nlh;
-		ssize_t n;
-		int rc;
+		const char *text;
+		int rc, type;
+		long n;
 
 		if (deadline) {
 			long long left = deadline - now_ms();
@@ -176,35 +168,20 @@ int uc_monitor(const struct uc_monitor_opts *mo, struct uc_monitor_result *res)
 		}
 		if (rc == 0)
 			continue;
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		n = uc_auditnl_recv(fd, buf, sizeof(buf), &type, &text);
+		if (n == -EINTR || n == -EAGAIN || n == 0)
+			continue;
+		if (n == -ENOBUFS) {
+			if (mo->warn)
+				fprintf(mo->warn, UC_NAME ": warning: audit records were lost (receive buffer overrun)\n");
+			continue;
+		}
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			if (errno == ENOBUFS) {
-				if (mo->warn)
-					fprintf(mo->warn, UC_NAME ": warning: audit records were lost (receive buffer overrun)\n");
-				continue;
-			}
-			ret = -errno;
+			ret = (int)n;
 			socket_error(res, ret, "cannot receive audit records");
 			break;
 		}
-		/*
-		 * The audit multicast group sends one record per datagram,
-		 * and the kernel sets nlmsg_len to the length of the payload
-		 * alone (an old quirk auditd relies on too), so the NLMSG_NEXT
-		 * walk does not apply: take the one message and trust no
-		 * length beyond what was received.
-		 */
-		if ((size_t)n < NLMSG_HDRLEN)
-			continue;
-		nlh = (struct nlmsghdr *)buf;
-		if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR)
-			continue;
-		rc = handle_message(mo, parser, nlh->nlmsg_type, NLMSG_DATA(nlh),
-				    nlh->nlmsg_len < (size_t)n - NLMSG_HDRLEN ?
-				    nlh->nlmsg_len : (size_t)n - NLMSG_HDRLEN,
-				    res->seen);
+		rc = handle_message(mo, parser, type, text, (size_t)n, res->seen);
 		if (rc < 0) {
 			ret = rc;
 			snprintf(res->err, sizeof(res->err), "write error: %s",

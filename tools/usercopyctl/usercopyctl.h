@@ -11,6 +11,8 @@
  *                  libauparse), filters and time parsing
  *   output.c       columns, tables, JSON (all through libsmartcols)
  *   monitor.c      live records from the audit netlink multicast group
+ *   uc-sysctl.h, uc-auditnl.h  reading and writing sysctl files, receiving
+ *                  audit records: header only, shared with the guest tests
  *
  * Library code (all but usercopyctl.c) returns errors and never exits.
  */

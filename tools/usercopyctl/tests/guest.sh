@@ -7,30 +7,28 @@
 # through tests/kmod's uc_buggy: killed by SIGKILL in enforce mode, exit 0
 # in log mode).
 #
-# Prints TAP lines ("ok - ...", "not ok - ...", "# ...") and exits 0.
+# Prints KTAP (tests/lib/ktap.sh, sysctl.sh: both in $UCTEST) and exits 0.
 # Locks the mode (in enforce) as its last step.
 
 # (The overrides are only for trying the script out on a stand-in.)
+UCTEST=${UCTEST:-/usr/share/uctest}
 LOG=${UCTEST_AUDIT_LOG:-/var/log/audit/audit.log}
-SYS=${USERCOPYCTL_SYSCTL_DIR:-/proc/sys/kernel/usercopy}
 SYSCTL_D=${USERCOPYCTL_SYSCTL_D:-/etc/sysctl.d}
 W=/tmp/uctest.$$
 mkdir -p "$W"
-
-pass() { echo "ok - $*"; }
-fail() { echo "not ok - $*"; }
-skip() { echo "ok - # SKIP $*"; }
-show() { sed 's/^/# /' "$@"; }
+. "$UCTEST/ktap.sh"
+. "$UCTEST/sysctl.sh"
+ktap_print_header
 
 # check DESC COMMAND...: the command succeeds
 check() {
 	desc=$1
 	shift
 	if "$@" >"$W/check" 2>&1; then
-		pass "$desc"
+		ktap_test_pass "$desc"
 	else
-		fail "$desc"
-		show "$W/check"
+		ktap_test_fail "$desc"
+		ktap_diag "$W/check"
 	fi
 }
 
@@ -43,14 +41,14 @@ ucc() {
 # expect RC DESC
 expect() {
 	if [ "$rc" = "$1" ]; then
-		pass "$2"
+		ktap_test_pass "$2"
 	else
-		fail "$2 (exit $rc, expected $1)"
-		show "$W/out" "$W/err"
+		ktap_test_fail "$2 (exit $rc, expected $1)"
+		ktap_diag "$W/out" "$W/err"
 	fi
 }
 
-kmode() { cat $SYS/mode; }
+kmode() { uc_sysctl mode; }
 
 # wait_record PID: wait up to ~5 s for the violation of PID in the log
 wait_record() {
@@ -70,35 +68,35 @@ provoke() {
 	{ wait $vpid; } 2>/dev/null
 	st=$?
 	if [ "$st" = "$2" ]; then
-		pass "uc-victim $1 in $(kmode) mode: exit status $st"
+		ktap_test_pass "uc-victim $1 in $(kmode) mode: exit status $st"
 	else
-		fail "uc-victim $1 in $(kmode) mode: exit status $st, expected $2"
-		show "$W/victim"
+		ktap_test_fail "uc-victim $1 in $(kmode) mode: exit status $st, expected $2"
+		ktap_diag "$W/victim"
 	fi
 	if wait_record $vpid; then
-		pass "uc-victim $1 (pid $vpid): violation in the audit log"
+		ktap_test_pass "uc-victim $1 (pid $vpid): violation in the audit log"
 	else
-		fail "uc-victim $1 (pid $vpid): violation in the audit log"
+		ktap_test_fail "uc-victim $1 (pid $vpid): violation in the audit log"
 	fi
 }
 
 if ! command -v usercopyctl >/dev/null; then
-	fail "usercopyctl on PATH"
+	ktap_test_fail "usercopyctl on PATH"
 	exit 0
 fi
-if [ ! -d $SYS ]; then
-	fail "kernel has $SYS"
+if [ ! -d "$UC_SYSCTL_DIR" ]; then
+	ktap_test_fail "kernel has $UC_SYSCTL_DIR"
 	exit 0
 fi
 start=$(date +%s)
-violations0=$(cat $SYS/violations)
-echo "# usercopyctl: $(usercopyctl --version), mode $(kmode), locked $(cat $SYS/locked), violations $violations0"
+violations0=$(uc_sysctl violations)
+ktap_print_msg "usercopyctl: $(usercopyctl --version), mode $(kmode), locked $(uc_sysctl locked), violations $violations0"
 
 # ---- status -----------------------------------------------------------------
 
 ucc status -f "$LOG"
 expect 0 "status exits 0"
-show "$W/out"
+ktap_diag "$W/out"
 check "status: mode enforce" grep -q '^Mode: *enforce' "$W/out"
 check "status: not locked" grep -q '^Locked: *no$' "$W/out"
 check "status: violation count" grep -q "^Violations: *$violations0 since boot" "$W/out"
@@ -141,7 +139,7 @@ if su nobody -s /bin/sh -c true >/dev/null 2>&1; then
 	su nobody -s /bin/sh -c "usercopyctl mode" >"$W/out" 2>"$W/err" </dev/null
 	check "mode as nobody: can read the mode" [ "$(cat "$W/out")" = enforce ]
 else
-	skip "unprivileged mode change: cannot run as nobody (su nobody failed)"
+	ktap_test_skip "unprivileged mode change" "cannot run as nobody (su nobody failed)"
 fi
 
 mkdir -p "$SYSCTL_D"
@@ -162,17 +160,17 @@ echo reset >/sys/kernel/debug/uc_buggy/state 2>/dev/null
 ucc mode enforce
 check "back to enforce" [ "$(kmode)" = enforce ]
 
-violations1=$(cat $SYS/violations)
+violations1=$(uc_sysctl violations)
 check "violations went up by 3 ($violations0 -> $violations1)" [ $((violations1 - violations0)) -ge 3 ]
 
 # report_one PID EXPECTED_ROW
 report_one() {
 	ucc report -f "$LOG" --pid "$1" -n -r -o PID,DIRECTION,REGION,ACTION
 	if [ "$rc" = 0 ] && [ "$(cat "$W/out")" = "$2" ]; then
-		pass "report --pid $1: $2"
+		ktap_test_pass "report --pid $1: $2"
 	else
-		fail "report --pid $1: expected '$2' (exit $rc)"
-		show "$W/out" "$W/err"
+		ktap_test_fail "report --pid $1: expected '$2' (exit $rc)"
+		ktap_diag "$W/out" "$W/err"
 	fi
 }
 report_one $pid_slab "$pid_slab exposure slab blocked"
@@ -184,8 +182,8 @@ expect 0 "report --since the start"
 for p in $pid_slab $pid_wl $pid_over; do
 	check "report: exactly one incident of pid $p" [ "$(grep -c "^$p\$" "$W/out")" = 1 ]
 done
-echo "# incidents since the start: $(wc -l <"$W/out") (provoked: 3)"
-[ -s "$W/err" ] && show "$W/err"
+ktap_print_msg "incidents since the start: $(wc -l <"$W/out") (provoked: 3)"
+[ -s "$W/err" ] && ktap_diag "$W/err"
 
 ucc report -f "$LOG" -J --pid $pid_slab
 expect 0 "report -J --pid"
@@ -197,7 +195,7 @@ ucc report -f "$LOG" --mode-changes --since @"$start" -n -r
 expect 0 "report --mode-changes"
 check "report: the change from enforce to log, accepted" grep -q ' enforce log 0 0 .* accepted$' "$W/out"
 check "report: the change from log to enforce, accepted" grep -q ' log enforce 0 0 .* accepted$' "$W/out"
-show "$W/out"
+ktap_diag "$W/out"
 
 ucc status -f "$LOG"
 check "status: latest incidents list the last one" grep -q " $pid_over .*logged" "$W/out"
@@ -216,7 +214,7 @@ expect 0 "monitor --count 1 saw an incident and exited 0"
 check "monitor: the incident of pid $vpid" grep -q "\"pid\": $vpid," "$W/mon"
 check "monitor: one incident (one JSON object)" [ "$(grep -c '"pid": ' "$W/mon")" = 1 ]
 check "monitor: blocked" grep -q '"action": "blocked"' "$W/mon"
-show "$W/mon" "$W/monerr"
+ktap_diag "$W/mon" "$W/monerr"
 
 usercopyctl monitor --timeout 20 >"$W/mon" 2>"$W/monerr" &
 mpid=$!
@@ -231,10 +229,10 @@ expect 0 "monitor ends cleanly on SIGINT"
 check "enforce before locking" [ "$(kmode)" = enforce ]
 ucc lock
 expect 1 "lock without --yes and without a terminal refused"
-check "lock refused: still unlocked" [ "$(cat $SYS/locked)" = 0 ]
+check "lock refused: still unlocked" [ "$(uc_sysctl locked)" = 0 ]
 ucc lock --yes
 expect 0 "lock --yes"
-check "lock --yes: locked" [ "$(cat $SYS/locked)" = 1 ]
+check "lock --yes: locked" [ "$(uc_sysctl locked)" = 1 ]
 ucc mode log
 expect 1 "mode log after lock refused"
 check "mode log after lock: says locked" grep -q 'locked' "$W/err"
@@ -245,5 +243,6 @@ ucc report -f "$LOG" --mode-changes --since @"$start" -n -r
 check "report: the lock, accepted" grep -q ' enforce enforce 0 1 .* accepted$' "$W/out"
 
 rm -rf "$W"
-echo "# usercopyctl guest tests done"
+ktap_print_msg "usercopyctl guest tests done"
+ktap_finished
 exit 0

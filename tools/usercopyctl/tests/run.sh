@@ -31,11 +31,11 @@ if [ "${VALGRIND:-yes}" != no ] && command -v valgrind >/dev/null; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 fi
 
-n=0
-failures=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /' "$@"; }
+. "$top/../../tests/lib/ktap.sh"
+ktap_print_header
+# The unit tests number their results on from ours.
+KTAP_STATE=$T/ktap-state
+export KTAP_STATE
 
 # uc ARGS...: run the program, output in $T/out, $T/err, status in $rc.
 uc() {
@@ -43,48 +43,48 @@ uc() {
 	rc=$?
 	if [ $rc = 99 ]; then
 		echo "# valgrind found errors in: usercopyctl $*"
-		diag "$T/err"
+		ktap_diag "$T/err"
 	fi
 }
 
 # expect RC DESC: the last run exited with RC
 expect() {
 	if [ "$rc" = "$1" ]; then
-		ok "$2"
+		ktap_test_pass "$2"
 	else
-		notok "$2 (exit $rc, expected $1)"
-		diag "$T/out" "$T/err"
+		ktap_test_fail "$2 (exit $rc, expected $1)"
+		ktap_diag "$T/out" "$T/err"
 	fi
 }
 
 # same FILE DESC: the last run printed exactly FILE
 same() {
 	if cmp -s "$1" "$T/out"; then
-		ok "$2"
+		ktap_test_pass "$2"
 	else
-		notok "$2"
-		diff -u "$1" "$T/out" | diag
+		ktap_test_fail "$2"
+		diff -u "$1" "$T/out" | ktap_diag
 	fi
 }
 
 # has FILE PATTERN DESC: a line of FILE matches the grep pattern
 has() {
 	if grep -q -- "$2" "$1"; then
-		ok "$3"
+		ktap_test_pass "$3"
 	else
-		notok "$3"
-		diag "$1"
+		ktap_test_fail "$3"
+		ktap_diag "$1"
 	fi
 }
 
 json_ok() {
 	if ! command -v python3 >/dev/null; then
-		ok "$1 # SKIP no python3"
+		ktap_test_skip "$1" "no python3"
 	elif python3 -m json.tool "$T/out" >/dev/null 2>"$T/jerr"; then
-		ok "$1"
+		ktap_test_pass "$1"
 	else
-		notok "$1"
-		diag "$T/jerr" "$T/out"
+		ktap_test_fail "$1"
+		ktap_diag "$T/jerr" "$T/out"
 	fi
 }
 
@@ -97,10 +97,10 @@ bad_usage() {
 	uc "$@"
 	if [ "$rc" = 1 ] && [ "$(tail -n 1 "$T/err")" = "$try_line" ] &&
 	   [ ! -s "$T/out" ]; then
-		ok "bad usage: $desc"
+		ktap_test_pass "bad usage: $desc"
 	else
-		notok "bad usage: $desc (exit $rc)"
-		diag "$T/out" "$T/err"
+		ktap_test_fail "bad usage: $desc (exit $rc)"
+		ktap_diag "$T/out" "$T/err"
 	fi
 }
 
@@ -118,38 +118,32 @@ fake_kernel() { # fake_kernel MODE LOCKED
 # ---- unit tests -------------------------------------------------------------
 
 mkdir -p "$T/unit"
-UNIT_TMP=$T/unit $VG "$here/unit" >"$T/unit.out" 2>&1
+UNIT_TMP=$T/unit $VG "$here/unit" 2>"$T/unit.err"
 urc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok - "*)	ok "unit: ${line#ok - }" ;;
-	"not ok - "*)	notok "unit: ${line#not ok - }" ;;
-	*)		echo "# $line" ;;
-	esac
-done <"$T/unit.out"
-[ $urc = 0 ] && ok "unit tests exit 0 (valgrind clean)" || notok "unit tests exit $urc"
+ktap_diag "$T/unit.err"
+[ $urc = 0 ] && ktap_test_pass "unit tests exit 0 (valgrind clean)" || ktap_test_fail "unit tests exit $urc"
 
 # ---- command line -----------------------------------------------------------
 
 uc --version
 expect 0 "--version exits 0"
 [ -n "$VERSION" ] && [ "$(cat "$T/out")" = "usercopyctl from usercopy-hardening $VERSION" ] &&
-	ok "--version text" || { notok "--version text ($VERSION)"; diag "$T/out"; }
+	ktap_test_pass "--version text" || { ktap_test_fail "--version text ($VERSION)"; ktap_diag "$T/out"; }
 # One version: tool, man page and debian/changelog
 clv=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$CHANGELOG")
 [ "${clv%-*}" = "$VERSION" ] && grep -q "^\.TH \"USERCOPYCTL\" \"8\" \"[^\"]*\" \"usercopy\\\\-hardening $VERSION\"" "$top/usercopyctl.8" &&
-	ok "one version for the tool, the man page and debian/changelog ($clv)" ||
-	{ notok "one version for the tool, the man page and debian/changelog ($clv, $VERSION)"; grep '^\.TH' "$top/usercopyctl.8" | diag; }
+	ktap_test_pass "one version for the tool, the man page and debian/changelog ($clv)" ||
+	{ ktap_test_fail "one version for the tool, the man page and debian/changelog ($clv, $VERSION)"; grep '^\.TH' "$top/usercopyctl.8" | ktap_diag; }
 
 uc --help
 expect 0 "--help exits 0"
 if grep -q '^Usage:$' "$T/out" && grep -q '^Commands:$' "$T/out" &&
    grep -q '^Options:$' "$T/out" && grep -q '^ -h, --help ' "$T/out" &&
    grep -q '^ -V, --version ' "$T/out" && grep -q 'usercopyctl(8)' "$T/out"; then
-	ok "--help has the util-linux layout"
+	ktap_test_pass "--help has the util-linux layout"
 else
-	notok "--help has the util-linux layout"
-	diag "$T/out"
+	ktap_test_fail "--help has the util-linux layout"
+	ktap_diag "$T/out"
 fi
 # defect: --help omitted what the man page's synopsis shows
 has "$T/out" '^ usercopyctl \[options\] mode \[off|log|enforce\] \[--persist\[=<file>\]\]$' "--help: mode --persist in the usage"
@@ -157,8 +151,8 @@ has "$T/out" '^ usercopyctl \[options\] lock \[--yes\]$' "--help: lock --yes in 
 for o in $(sed -n 's/^\*\(-[a-zA-Z]\)\*, \*\(--[a-z-]*\)\*.*/\1,\2/p; s/^\*\(--[a-z-]*\)\*.*/\1/p' "$top/usercopyctl.8.adoc" | tr ',' ' '); do
 	grep -q -- "$o" "$T/out" || missing="${missing:-} $o"
 done
-[ -z "${missing:-}" ] && ok "--help lists every option of the man page" ||
-	notok "--help lists every option of the man page (missing:$missing)"
+[ -z "${missing:-}" ] && ktap_test_pass "--help lists every option of the man page" ||
+	ktap_test_fail "--help lists every option of the man page (missing:$missing)"
 
 bad_usage "no command"
 bad_usage "unknown command" frobnicate
@@ -182,15 +176,15 @@ bad_usage "--summary with --mode-changes" report --summary --mode-changes
 bad_usage "pid of 2^32" report --pid 4294967296
 uc frobnicate
 [ "$(head -n 1 "$T/err")" = "usercopyctl: unknown command 'frobnicate'" ] &&
-	ok "bad usage names the problem in one line" ||
-	{ notok "bad usage names the problem in one line"; diag "$T/err"; }
+	ktap_test_pass "bad usage names the problem in one line" ||
+	{ ktap_test_fail "bad usage names the problem in one line"; ktap_diag "$T/err"; }
 
 # ---- report -----------------------------------------------------------------
 
 uc report -f basic.log
 expect 0 "report: basic log"
 same "$exp/basic.txt" "report: basic log, exact rows"
-[ ! -s "$T/err" ] && ok "report: basic log, no warnings" || { notok "report: basic log, no warnings"; diag "$T/err"; }
+[ ! -s "$T/err" ] && ktap_test_pass "report: basic log, no warnings" || { ktap_test_fail "report: basic log, no warnings"; ktap_diag "$T/err"; }
 
 uc report -J -f basic.log
 expect 0 "report -J"
@@ -202,8 +196,8 @@ has "$T/out" '"epoch": 1733270000.123' "report -J: time as seconds since the epo
 uc report -J --incidents --pid 99999 -f basic.log
 expect 1 "report -J with nothing found exits 1"
 json_ok "report -J with nothing found: valid JSON"
-grep -q '"mode-changes"' "$T/out" && notok "report --incidents: no mode changes" ||
-	ok "report --incidents: no mode changes"
+grep -q '"mode-changes"' "$T/out" && ktap_test_fail "report --incidents: no mode changes" ||
+	ktap_test_pass "report --incidents: no mode changes"
 has "$T/err" '^usercopyctl: no matching incidents$' "report with nothing found says so"
 
 uc report --incidents -n -r -o PID,DIRECTION,ACTION -f basic.log
@@ -212,30 +206,30 @@ same "$T/want" "report -n -r -o: chosen columns"
 
 uc report --mode-changes -n -r -f basic.log
 [ "$(wc -l <"$T/out")" = 5 ] && ! grep -q exposure "$T/out" &&
-	ok "report --mode-changes: the 5 mode changes" ||
-	{ notok "report --mode-changes: the 5 mode changes"; diag "$T/out"; }
+	ktap_test_pass "report --mode-changes: the 5 mode changes" ||
+	{ ktap_test_fail "report --mode-changes: the 5 mode changes"; ktap_diag "$T/out"; }
 has "$T/out" '^2024-12-03\\x2023:53:24 log bogus 0 0 1000 2 refused$' "report: refused mode change shown"
 
 uc report --incidents --output-all -f basic.log
-head -n 1 "$T/out" | grep -q 'EVENT.*GID.*SES.*SUBJ' && ok "report --output-all: all columns" ||
-	{ notok "report --output-all: all columns"; diag "$T/out"; }
+head -n 1 "$T/out" | grep -q 'EVENT.*GID.*SES.*SUBJ' && ktap_test_pass "report --output-all: all columns" ||
+	{ ktap_test_fail "report --output-all: all columns"; ktap_diag "$T/out"; }
 has "$T/out" '1733270003.999:49' "report: event id column"
 has "$T/out" 'unconfined' "report: subj field before pid is read"
 
 uc report --incidents -n -r -o PID --pid 131 -f basic.log
-[ "$(cat "$T/out")" = 131 ] && ok "report --pid" || { notok "report --pid"; diag "$T/out"; }
+[ "$(cat "$T/out")" = 131 ] && ktap_test_pass "report --pid" || { ktap_test_fail "report --pid"; ktap_diag "$T/out"; }
 
 uc report -n -r -o PID --uid 1000 -f basic.log
 printf '131\n132\n\n2024-12-03\\x2023:53:24 log bogus 0 0 1000 2 refused\n' >"$T/want"
 same "$T/want" "report --uid: uid or auid, and mode changes by auid"
 
 uc report --incidents -n -r -o PID --since "2024-12-03 23:53:22" --until @1733270004 -f basic.log
-[ "$(echo $(cat "$T/out"))" = "131 132" ] && ok "report --since/--until" ||
-	{ notok "report --since/--until"; diag "$T/out"; }
+[ "$(echo $(cat "$T/out"))" = "131 132" ] && ktap_test_pass "report --since/--until" ||
+	{ ktap_test_fail "report --since/--until"; ktap_diag "$T/out"; }
 
 uc report --incidents -n -r -o PID --since 2024-12-04 -f basic.log
-[ ! -s "$T/out" ] && [ $rc = 1 ] && ok "report --since after everything: nothing, exit 1" ||
-	{ notok "report --since after everything: nothing, exit 1"; diag "$T/out"; }
+[ ! -s "$T/out" ] && [ $rc = 1 ] && ktap_test_pass "report --since after everything: nothing, exit 1" ||
+	{ ktap_test_fail "report --since after everything: nothing, exit 1"; ktap_diag "$T/out"; }
 has "$T/err" '^usercopyctl: no matching incidents$' "report --since after everything: says so in one line"
 
 uc report --incidents -n -r -o COMM,EXE -f basic.log
@@ -257,7 +251,7 @@ expect 1 "report: binary garbage does not crash (nothing found)"
 seq 1 30 | sed 's/^/junk /' >"$T/junk.log"
 uc report -f "$T/junk.log"
 [ "$(grep -c warning "$T/err")" = 21 ] && has "$T/err" 'junk.log: 10 more bad lines skipped' "report: warnings about bad lines are capped at 20" ||
-	{ notok "report: warnings about bad lines are capped at 20"; diag "$T/err"; }
+	{ ktap_test_fail "report: warnings about bad lines are capped at 20"; ktap_diag "$T/err"; }
 
 : >"$T/empty.log"
 uc report -f "$T/empty.log"
@@ -270,15 +264,15 @@ has "$T/err" "^usercopyctl: cannot open $T/no-such.log: No such file or director
 
 # uc() reads /dev/null: run this one directly
 $VG "$bin" report -n -r -o PID --incidents -f - <basic.log >"$T/out" 2>"$T/err"
-[ "$(echo $(cat "$T/out"))" = "123 131 132 140" ] && ok "report -f -: standard input" ||
-	{ notok "report -f -: standard input"; diag "$T/out" "$T/err"; }
+[ "$(echo $(cat "$T/out"))" = "123 131 132 140" ] && ktap_test_pass "report -f -: standard input" ||
+	{ ktap_test_fail "report -f -: standard input"; ktap_diag "$T/out" "$T/err"; }
 
 for f in real-*.log; do
 	[ -e "$f" ] || continue
 	uc report -f "$f"
 	expect 0 "report: captured log $(basename "$f")"
-	[ ! -s "$T/err" ] && ok "report: captured log $(basename "$f") has no bad lines" ||
-		{ notok "report: captured log $(basename "$f") has no bad lines"; diag "$T/err"; }
+	[ ! -s "$T/err" ] && ktap_test_pass "report: captured log $(basename "$f") has no bad lines" ||
+		{ ktap_test_fail "report: captured log $(basename "$f") has no bad lines"; ktap_diag "$T/err"; }
 done
 
 # ---- defects found by trying it as an admin would ----------------------------
@@ -289,8 +283,8 @@ T2='auid=1000 uid=1000 gid=1000 ses=2 pid=4242 comm="pwn"'
 # A quoted exe with a space in the path
 echo "$H len=8 $T2 exe=\"/tmp/x y/pwn\" permissive=0 res=0" >"$T/space.log"
 uc report --incidents -n -o EXE -f "$T/space.log"
-[ "$(cat "$T/out")" = "/tmp/x y/pwn" ] && ok "report: quoted exe with a space, table" ||
-	{ notok "report: quoted exe with a space, table"; diag "$T/out" "$T/err"; }
+[ "$(cat "$T/out")" = "/tmp/x y/pwn" ] && ktap_test_pass "report: quoted exe with a space, table" ||
+	{ ktap_test_fail "report: quoted exe with a space, table"; ktap_diag "$T/out" "$T/err"; }
 uc report --incidents -J -o EXE -f "$T/space.log"
 has "$T/out" '"exe": "/tmp/x y/pwn"' "report -J: quoted exe with a space"
 
@@ -301,15 +295,15 @@ expect 0 "report -J: invalid UTF-8"
 json_ok "report -J: invalid UTF-8 gives valid JSON"
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"][0]; sys.exit(not (r["comm"]=="A\\xffB" and r["exe"]=="/tmp/\u00e9\\xfe"))' "$T/out" &&
-		ok "report -J: invalid bytes as \\xNN, valid UTF-8 kept" ||
-		{ notok "report -J: invalid bytes as \\xNN, valid UTF-8 kept"; diag "$T/out"; }
+		ktap_test_pass "report -J: invalid bytes as \\xNN, valid UTF-8 kept" ||
+		{ ktap_test_fail "report -J: invalid bytes as \\xNN, valid UTF-8 kept"; ktap_diag "$T/out"; }
 fi
 
 # The largest values are values, not "unset"
 echo "$H len=18446744073709551615 auid=4294967295 uid=0 gid=0 ses=18446744073709551615 pid=1 comm=\"x\" exe=\"/x\" permissive=0 res=0" >"$T/max.log"
 uc report -n -r -o LENGTH,SES,AUID -f "$T/max.log"
 [ "$(cat "$T/out")" = "18446744073709551615 18446744073709551615 4294967295" ] &&
-	ok "report: len= and ses= of 2^64-1 shown" || { notok "report: len= and ses= of 2^64-1 shown"; diag "$T/out"; }
+	ktap_test_pass "report: len= and ses= of 2^64-1 shown" || { ktap_test_fail "report: len= and ses= of 2^64-1 shown"; ktap_diag "$T/out"; }
 uc report -J -o LENGTH,SES -f "$T/max.log"
 has "$T/out" '"length": 18446744073709551615,' "report -J: len= of 2^64-1 is a number, not null"
 has "$T/out" '"ses": 18446744073709551615' "report -J: ses= of 2^64-1 is a number, not null"
@@ -325,53 +319,53 @@ for bad in res=2 res=-1 pid=4294967296 uid=4294967296 len=18446744073709551616; 
 	echo "$line" >"$T/bad.log"
 	uc report -f "$T/bad.log"
 	[ $rc = 1 ] && grep -q "bad.log:1: malformed usercopy record (bad value $bad), skipped" "$T/err" &&
-		ok "report: $bad refused, named" || { notok "report: $bad refused, named"; diag "$T/err"; }
+		ktap_test_pass "report: $bad refused, named" || { ktap_test_fail "report: $bad refused, named"; ktap_diag "$T/err"; }
 done
 
 # -r escapes once
 printf '%s len=8 %s exe=2F746D702F1B5B33316D permissive=0 res=0\n' "$H" "$T2" >"$T/esc.log"
 uc report -r -n -o EXE -f "$T/esc.log"
-[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ok "report -r: an escape character escaped once" ||
-	{ notok "report -r: an escape character escaped once"; diag "$T/out"; }
+[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ktap_test_pass "report -r: an escape character escaped once" ||
+	{ ktap_test_fail "report -r: an escape character escaped once"; ktap_diag "$T/out"; }
 uc report -n -o EXE -f "$T/esc.log"
-[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ok "report: no terminal escape reaches the terminal" ||
-	{ notok "report: no terminal escape reaches the terminal"; diag "$T/out"; }
+[ "$(cat "$T/out")" = '/tmp/\x1b[31m' ] && ktap_test_pass "report: no terminal escape reaches the terminal" ||
+	{ ktap_test_fail "report: no terminal escape reaches the terminal"; ktap_diag "$T/out"; }
 
 # The same file twice is read once
 uc report --incidents -n -r -o PID -f basic.log -f ./basic.log
-[ "$(echo $(cat "$T/out"))" = "123 131 132 140" ] && ok "report -f X -f X: each incident once" ||
-	{ notok "report -f X -f X: each incident once"; diag "$T/out"; }
+[ "$(echo $(cat "$T/out"))" = "123 131 132 140" ] && ktap_test_pass "report -f X -f X: each incident once" ||
+	{ ktap_test_fail "report -f X -f X: each incident once"; ktap_diag "$T/out"; }
 has "$T/err" 'basic.log is basic.log again, read once' "report -f X -f X: says so"
 
 # ---- new options --------------------------------------------------------------
 
 uc report -P --incidents -o PID,EXE,ACTION -f basic.log
 head -n 1 "$T/out" >"$T/first"
-[ "$(cat "$T/first")" = 'PID="123" EXE="/usr/bin/uc-victim" ACTION="blocked"' ] && ok "report -P: key=\"value\" pairs" ||
-	{ notok "report -P: key=\"value\" pairs"; diag "$T/out"; }
+[ "$(cat "$T/first")" = 'PID="123" EXE="/usr/bin/uc-victim" ACTION="blocked"' ] && ktap_test_pass "report -P: key=\"value\" pairs" ||
+	{ ktap_test_fail "report -P: key=\"value\" pairs"; ktap_diag "$T/out"; }
 uc report -P --mode-changes -o OLD-LOCK -f basic.log
 has "$T/out" '^OLD_LOCK="0"$' "report -P: column names as shell variables"
 
 uc report --incidents -n -r -o PID,LENGTH --sort LENGTH -f basic.log
-[ "$(echo $(cat "$T/out"))" = "132 64 123 128 131 4096 140 100000" ] && ok "report --sort LENGTH: numeric" ||
-	{ notok "report --sort LENGTH: numeric"; diag "$T/out"; }
+[ "$(echo $(cat "$T/out"))" = "132 64 123 128 131 4096 140 100000" ] && ktap_test_pass "report --sort LENGTH: numeric" ||
+	{ ktap_test_fail "report --sort LENGTH: numeric"; ktap_diag "$T/out"; }
 uc report --incidents -n -r -o COMM --sort comm -f basic.log
-[ "$(echo $(cat "$T/out"))" = 'cat uc\x20victi uc-victim uc-victim' ] && ok "report --sort COMM: by text" ||
-	{ notok "report --sort COMM: by text"; diag "$T/out"; }
+[ "$(echo $(cat "$T/out"))" = 'cat uc\x20victi uc-victim uc-victim' ] && ktap_test_pass "report --sort COMM: by text" ||
+	{ ktap_test_fail "report --sort COMM: by text"; ktap_diag "$T/out"; }
 
 uc -H
 expect 0 "-H exits 0"
 head -n 1 "$T/out" | grep -q '^NAME *TYPE *RECORDS *DESCRIPTION$' && has "$T/out" '^NEW-LOCK *number *mode-changes ' "-H: lists the columns" ||
-	{ notok "-H: lists the columns"; diag "$T/out"; }
+	{ ktap_test_fail "-H: lists the columns"; ktap_diag "$T/out"; }
 uc --list-columns -J
 json_ok "-H -J: valid JSON"
 
 uc report --incidents -n -r -o TIME --time-format iso -f basic.log
-[ "$(head -n 1 "$T/out")" = "2024-12-03T23:53:20.123+00:00" ] && ok "report --time-format iso" ||
-	{ notok "report --time-format iso"; diag "$T/out"; }
+[ "$(head -n 1 "$T/out")" = "2024-12-03T23:53:20.123+00:00" ] && ktap_test_pass "report --time-format iso" ||
+	{ ktap_test_fail "report --time-format iso"; ktap_diag "$T/out"; }
 uc report --incidents -n -r -o TIME --time-format raw -f basic.log
-[ "$(head -n 1 "$T/out")" = "1733270000.123" ] && ok "report --time-format raw" ||
-	{ notok "report --time-format raw"; diag "$T/out"; }
+[ "$(head -n 1 "$T/out")" = "1733270000.123" ] && ktap_test_pass "report --time-format raw" ||
+	{ ktap_test_fail "report --time-format raw"; ktap_diag "$T/out"; }
 TZ=CET-1 $VG "$bin" report --incidents -J -o TIME -f basic.log >"$T/out" 2>"$T/err"
 has "$T/out" '"time": "2024-12-04T00:53:20.123+01:00"' "report -J: time with the local zone"
 
@@ -383,15 +377,15 @@ json_ok "report --summary -J: valid JSON"
 has "$T/out" '"count": 2,' "report --summary -o REGION: grouped by region"
 
 uc report --mode-changes -n -r -o TIME,NEW,RESULT -f basic.log
-[ "$(head -n 1 "$T/out")" = '2024-12-03\x2023:53:21 log accepted' ] && ok "report -o: mode change columns" ||
-	{ notok "report -o: mode change columns"; diag "$T/out"; }
+[ "$(head -n 1 "$T/out")" = '2024-12-03\x2023:53:21 log accepted' ] && ktap_test_pass "report -o: mode change columns" ||
+	{ ktap_test_fail "report -o: mode change columns"; ktap_diag "$T/out"; }
 
 uc report --since recent -f basic.log
 expect 1 "report --since recent: nothing in an old log"
 printf 'btime 1733270003\n' >"$T/stat"
 USERCOPYCTL_STAT="$T/stat" $VG "$bin" report --incidents -n -r -o PID --since boot -f basic.log >"$T/out" 2>"$T/err"
-[ "$(echo $(cat "$T/out"))" = "132 140" ] && ok "report --since boot" ||
-	{ notok "report --since boot"; diag "$T/out" "$T/err"; }
+[ "$(echo $(cat "$T/out"))" = "132 140" ] && ktap_test_pass "report --since boot" ||
+	{ ktap_test_fail "report --since boot"; ktap_diag "$T/out" "$T/err"; }
 uc report --since today -f basic.log
 expect 1 "report --since today: nothing in an old log"
 
@@ -422,14 +416,14 @@ long=$(head -c 70000 /dev/zero | tr '\0' 'A')
   echo "$H len= $T2 res=0"; } >"$G/numbers.log"
 for f in truncated long bytes numbers; do
 	uc report -f "$G/$f.log"
-	[ $rc = 0 ] || [ $rc = 1 ] && ok "report: generated $f.log, no crash or leak" ||
-		{ notok "report: generated $f.log, no crash or leak (exit $rc)"; diag "$T/err"; }
+	[ $rc = 0 ] || [ $rc = 1 ] && ktap_test_pass "report: generated $f.log, no crash or leak" ||
+		{ ktap_test_fail "report: generated $f.log, no crash or leak (exit $rc)"; ktap_diag "$T/err"; }
 	uc report -J -f "$G/$f.log"
 	json_ok "report -J: generated $f.log, valid JSON"
 done
 uc report -n -r -o EXE -f "$G/long.log"
 [ "$(wc -l <"$T/out")" = 2 ] && [ "$(head -n 1 "$T/out" | wc -c)" = 70002 ] &&
-	ok "report: fields over 64 KiB are kept whole" || { notok "report: fields over 64 KiB are kept whole"; wc -c "$T/out" | diag; }
+	ktap_test_pass "report: fields over 64 KiB are kept whole" || { ktap_test_fail "report: fields over 64 KiB are kept whole"; wc -c "$T/out" | ktap_diag; }
 has "$T/err" 'long.log:3: malformed usercopy record (unterminated quote)' "report: an unterminated quote is named"
 uc report -f "$G/bytes.log"
 has "$T/err" 'bytes.log:1: line contains a NUL byte' "report: a NUL byte is named"
@@ -448,10 +442,10 @@ has "$T/out" '^ *50000 exposure' "report --summary: 100,000 records counted"
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f %M -o "$T/rss" "$bin" report -f "$G/big.log" >"$T/out" 2>"$T/err"
 	[ "$(wc -l <"$T/out")" = 100103 ] && [ "$(cat "$T/rss")" -lt 30000 ] &&
-		ok "report: 100,000 records streamed in $(cat "$T/rss") KiB" ||
-		{ notok "report: 100,000 records streamed ($(cat "$T/rss") KiB, $(wc -l <"$T/out") lines)"; }
+		ktap_test_pass "report: 100,000 records streamed in $(cat "$T/rss") KiB" ||
+		{ ktap_test_fail "report: 100,000 records streamed ($(cat "$T/rss") KiB, $(wc -l <"$T/out") lines)"; }
 else
-	ok "report: 100,000 records streamed # SKIP no /usr/bin/time"
+	ktap_test_skip "report: 100,000 records streamed" "no /usr/bin/time"
 fi
 uc report -n -r -o PID --pid 4242 -f "$G/big.log"
 expect 0 "report: 100,000 records under valgrind"
@@ -462,7 +456,7 @@ export USERCOPYCTL_SYSCTL_DIR="$T/nothing-here"
 uc status
 expect 2 "status without the kernel feature exits 2"
 [ "$(wc -l <"$T/out")" = 1 ] && has "$T/out" 'no usercopy control' "status without the feature: one line" ||
-	notok "status without the feature: one line"
+	ktap_test_fail "status without the feature: one line"
 uc status -J
 expect 2 "status -J without the feature exits 2"
 json_ok "status -J without the feature: valid JSON"
@@ -507,7 +501,7 @@ mkdir -p "$T/sysctl.d"
 fake_kernel enforce 0
 uc mode
 expect 0 "mode: show"
-[ "$(cat "$T/out")" = enforce ] && ok "mode: show prints the word" || { notok "mode: show prints the word"; diag "$T/out"; }
+[ "$(cat "$T/out")" = enforce ] && ktap_test_pass "mode: show prints the word" || { ktap_test_fail "mode: show prints the word"; ktap_diag "$T/out"; }
 uc mode -J
 printf '{\n   "mode": [\n      {\n         "mode": "enforce",\n         "locked": false\n      }\n   ]\n}\n' >"$T/want"
 same "$T/want" "mode -J: a one-row table"
@@ -515,21 +509,21 @@ same "$T/want" "mode -J: a one-row table"
 for m in log off enforce; do
 	uc mode $m
 	expect 0 "mode $m"
-	[ "$(cat "$T/sys/mode")" = $m ] && ok "mode $m: written to the sysctl" ||
-		{ notok "mode $m: written to the sysctl"; diag "$T/sys/mode"; }
+	[ "$(cat "$T/sys/mode")" = $m ] && ktap_test_pass "mode $m: written to the sysctl" ||
+		{ ktap_test_fail "mode $m: written to the sysctl"; ktap_diag "$T/sys/mode"; }
 done
-[ ! -e "$T/sysctl.d/90-usercopy.conf" ] && ok "mode without --persist leaves sysctl.d alone" ||
-	notok "mode without --persist leaves sysctl.d alone"
+[ ! -e "$T/sysctl.d/90-usercopy.conf" ] && ktap_test_pass "mode without --persist leaves sysctl.d alone" ||
+	ktap_test_fail "mode without --persist leaves sysctl.d alone"
 
 uc mode sideways
 expect 1 "mode: invalid word refused"
 [ "$(cat "$T/err")" = "usercopyctl: invalid mode 'sideways' (use off, log or enforce)" ] &&
-	ok "mode: invalid word, one line" || { notok "mode: invalid word, one line"; diag "$T/err"; }
+	ktap_test_pass "mode: invalid word, one line" || { ktap_test_fail "mode: invalid word, one line"; ktap_diag "$T/err"; }
 # The mode names come from the kernel's modes_avail.
 echo "off log enforce paranoid" >"$T/sys/modes_avail"
 uc mode sideways
 [ "$(cat "$T/err")" = "usercopyctl: invalid mode 'sideways' (use off, log, enforce or paranoid)" ] &&
-	ok "mode: the valid names are the kernel's modes_avail" || { notok "mode: the valid names are the kernel's modes_avail"; diag "$T/err"; }
+	ktap_test_pass "mode: the valid names are the kernel's modes_avail" || { ktap_test_fail "mode: the valid names are the kernel's modes_avail"; ktap_diag "$T/err"; }
 uc mode paranoid
 expect 0 "mode: a mode only the kernel knows"
 uc --help
@@ -539,28 +533,28 @@ uc mode sideways
 has "$T/err" "(use off, log or enforce)" "mode: the fallback names without modes_avail"
 echo "off log enforce" >"$T/sys/modes_avail"
 uc mode enforce
-[ "$(cat "$T/sys/mode")" = enforce ] && ok "mode: invalid word leaves the mode alone" ||
-	notok "mode: invalid word leaves the mode alone"
+[ "$(cat "$T/sys/mode")" = enforce ] && ktap_test_pass "mode: invalid word leaves the mode alone" ||
+	ktap_test_fail "mode: invalid word leaves the mode alone"
 
 uc mode log --persist
 expect 0 "mode log --persist"
 printf '# Usercopy hardening mode, applied at boot by systemd-sysctl.\n# Written by usercopyctl mode --persist; see usercopyctl(8)\n# and sysctl.d(5). Valid modes: off, log, enforce.\nkernel.usercopy.mode = log\n' >"$T/want"
-cmp -s "$T/want" "$T/sysctl.d/90-usercopy.conf" && ok "mode --persist: sysctl.d file" ||
-	{ notok "mode --persist: sysctl.d file"; diag "$T/sysctl.d/90-usercopy.conf"; }
+cmp -s "$T/want" "$T/sysctl.d/90-usercopy.conf" && ktap_test_pass "mode --persist: sysctl.d file" ||
+	{ ktap_test_fail "mode --persist: sysctl.d file"; ktap_diag "$T/sysctl.d/90-usercopy.conf"; }
 has "$T/out" "$T/sysctl.d/90-usercopy.conf" "mode --persist names the file"
-[ "$(ls "$T/sysctl.d")" = 90-usercopy.conf ] && ok "mode --persist leaves no temporary file" ||
-	{ notok "mode --persist leaves no temporary file"; ls "$T/sysctl.d" | diag; }
+[ "$(ls "$T/sysctl.d")" = 90-usercopy.conf ] && ktap_test_pass "mode --persist leaves no temporary file" ||
+	{ ktap_test_fail "mode --persist leaves no temporary file"; ls "$T/sysctl.d" | ktap_diag; }
 
 uc mode enforce --persist="$T/other.conf"
 expect 0 "mode --persist=FILE"
-grep -q '^kernel.usercopy.mode = enforce$' "$T/other.conf" && ok "mode --persist=FILE writes that file" ||
-	notok "mode --persist=FILE writes that file"
+grep -q '^kernel.usercopy.mode = enforce$' "$T/other.conf" && ktap_test_pass "mode --persist=FILE writes that file" ||
+	ktap_test_fail "mode --persist=FILE writes that file"
 
 export USERCOPYCTL_SYSCTL_D="$T/no/such/dir"
 uc mode off --persist
 expect 1 "mode --persist into a missing directory fails"
-[ "$(cat "$T/sys/mode")" = enforce ] && ok "... and the mode is not changed (nothing half-done)" ||
-	notok "... and the mode is not changed (nothing half-done)"
+[ "$(cat "$T/sys/mode")" = enforce ] && ktap_test_pass "... and the mode is not changed (nothing half-done)" ||
+	ktap_test_fail "... and the mode is not changed (nothing half-done)"
 export USERCOPYCTL_SYSCTL_D="$T/sysctl.d"
 
 # The kernel refusing the value: a directory cannot be written.
@@ -568,9 +562,9 @@ mv "$T/sys/mode" "$T/sys/mode.keep"
 mkdir "$T/sys/mode"
 uc mode log --persist
 expect 1 "mode: write refused by the kernel exits 1"
-[ "$(wc -l <"$T/err")" = 1 ] && ok "mode: refused write, one line" || { notok "mode: refused write, one line"; diag "$T/err"; }
+[ "$(wc -l <"$T/err")" = 1 ] && ktap_test_pass "mode: refused write, one line" || { ktap_test_fail "mode: refused write, one line"; ktap_diag "$T/err"; }
 grep -q '= log$' "$T/sysctl.d/90-usercopy.conf" && [ "$(ls "$T/sysctl.d")" = 90-usercopy.conf ] &&
-	ok "mode: refused write leaves the persist file alone" || notok "mode: refused write leaves the persist file alone"
+	ktap_test_pass "mode: refused write leaves the persist file alone" || ktap_test_fail "mode: refused write leaves the persist file alone"
 rmdir "$T/sys/mode"
 mv "$T/sys/mode.keep" "$T/sys/mode"
 
@@ -578,9 +572,9 @@ fake_kernel log 1
 uc mode enforce --persist
 expect 1 "mode: locked refused"
 [ "$(cat "$T/err")" = "usercopyctl: cannot set the mode to enforce: the mode is locked (log) until reboot" ] &&
-	ok "mode: locked, says why in one line" || { notok "mode: locked, says why in one line"; diag "$T/err"; }
+	ktap_test_pass "mode: locked, says why in one line" || { ktap_test_fail "mode: locked, says why in one line"; ktap_diag "$T/err"; }
 [ "$(cat "$T/sys/mode")" = log ] && grep -q '= log$' "$T/sysctl.d/90-usercopy.conf" &&
-	ok "mode: locked leaves mode and persist file alone" || notok "mode: locked leaves mode and persist file alone"
+	ktap_test_pass "mode: locked leaves mode and persist file alone" || ktap_test_fail "mode: locked leaves mode and persist file alone"
 uc mode log
 expect 0 "mode: locked, asking for the current mode is fine"
 
@@ -596,11 +590,11 @@ if [ -n "$asnobody" ]; then
 	rc=$?
 	expect 1 "mode as an unprivileged user refused"
 	[ "$(cat "$T/err")" = "usercopyctl: cannot set the mode to log: permission denied (CAP_SYS_ADMIN is needed; run as root)" ] &&
-		ok "mode as an unprivileged user: says why" || { notok "mode as an unprivileged user: says why"; diag "$T/err"; }
-	[ "$(cat "$T/sys/mode")" = enforce ] && ok "mode as an unprivileged user: unchanged" ||
-		notok "mode as an unprivileged user: unchanged"
+		ktap_test_pass "mode as an unprivileged user: says why" || { ktap_test_fail "mode as an unprivileged user: says why"; ktap_diag "$T/err"; }
+	[ "$(cat "$T/sys/mode")" = enforce ] && ktap_test_pass "mode as an unprivileged user: unchanged" ||
+		ktap_test_fail "mode as an unprivileged user: unchanged"
 else
-	ok "mode as an unprivileged user # SKIP not root or no setpriv"
+	ktap_test_skip "mode as an unprivileged user" "not root or no setpriv"
 fi
 
 # ---- lock -------------------------------------------------------------------
@@ -609,10 +603,10 @@ fake_kernel enforce 0
 uc lock
 expect 1 "lock without --yes and no terminal refused"
 has "$T/err" 'use --yes' "lock without a terminal says to use --yes"
-[ "$(cat "$T/sys/locked")" = 0 ] && ok "lock refused: still unlocked" || notok "lock refused: still unlocked"
+[ "$(cat "$T/sys/locked")" = 0 ] && ktap_test_pass "lock refused: still unlocked" || ktap_test_fail "lock refused: still unlocked"
 uc lock --yes
 expect 0 "lock --yes"
-[ "$(cat "$T/sys/locked")" = 1 ] && ok "lock --yes writes 1" || notok "lock --yes writes 1"
+[ "$(cat "$T/sys/locked")" = 1 ] && ktap_test_pass "lock --yes writes 1" || ktap_test_fail "lock --yes writes 1"
 uc lock --yes
 expect 0 "lock when locked already"
 has "$T/out" 'already locked' "lock when locked already says so"
@@ -624,12 +618,12 @@ unset USERCOPYCTL_SYSCTL_DIR USERCOPYCTL_SYSCTL_D
 
 uc monitor --timeout 0.2
 if [ $rc = 0 ]; then
-	ok "monitor --timeout ends by itself"
+	ktap_test_pass "monitor --timeout ends by itself"
 	uc monitor --timeout 0.2 --count 1
 	expect 1 "monitor --count not reached before --timeout exits 1"
 	[ "$(cat "$T/err")" = "usercopyctl: timed out after 0.2 s with 0 of 1 incidents" ] &&
-		ok "monitor --count not reached: says so in one line" ||
-		{ notok "monitor --count not reached: says so in one line"; diag "$T/err"; }
+		ktap_test_pass "monitor --count not reached: says so in one line" ||
+		{ ktap_test_fail "monitor --count not reached: says so in one line"; ktap_diag "$T/err"; }
 	# SIGTERM ends it cleanly (exit 0)
 	$VG "$bin" monitor --timeout 20 >"$T/out" 2>"$T/err" &
 	pid=$!
@@ -639,17 +633,17 @@ if [ $rc = 0 ]; then
 	rc=$?
 	expect 0 "monitor ends cleanly on SIGTERM"
 elif grep -q 'CAP_AUDIT_READ' "$T/err"; then
-	ok "monitor without CAP_AUDIT_READ says so # SKIP live tests need it"
+	ktap_test_skip "monitor without CAP_AUDIT_READ says so" "live tests need it"
 else
-	ok "monitor # SKIP no audit netlink here: $(cat "$T/err")"
+	ktap_test_skip "monitor" "no audit netlink here: $(cat "$T/err")"
 fi
 
 # ---- man page, completion, audit rules --------------------------------------
 
 if [ -f "$top/usercopyctl.8" ] && grep -q '^\.TH "USERCOPYCTL" "8"' "$top/usercopyctl.8"; then
-	ok "man page built"
+	ktap_test_pass "man page built"
 else
-	notok "man page built"
+	ktap_test_fail "man page built"
 fi
 
 if command -v bash >/dev/null; then
@@ -668,15 +662,15 @@ if command -v bash >/dev/null; then
 	echo "$out" | sed -n 1p | grep -qw status && echo "$out" | sed -n 2p | grep -qw enforce &&
 		echo "$out" | sed -n 3p | grep -qw 'COMM,' && echo "$out" | sed -n 3p | grep -qw 'RESULT,' &&
 		echo "$out" | sed -n 4p | grep -qw LENGTH &&
-		ok "bash completion completes commands, modes and columns (from the program)" ||
-		{ notok "bash completion completes commands, modes and columns (from the program)"; echo "$out" | diag; }
-	echo "$out" | sed -n 5p | grep -qw paranoid && ok "bash completion: modes from modes_avail" ||
-		{ notok "bash completion: modes from modes_avail"; echo "$out" | diag; }
+		ktap_test_pass "bash completion completes commands, modes and columns (from the program)" ||
+		{ ktap_test_fail "bash completion completes commands, modes and columns (from the program)"; echo "$out" | ktap_diag; }
+	echo "$out" | sed -n 5p | grep -qw paranoid && ktap_test_pass "bash completion: modes from modes_avail" ||
+		{ ktap_test_fail "bash completion: modes from modes_avail"; echo "$out" | ktap_diag; }
 	for o in --pairs --sort --summary --time-format --list-columns; do
 		echo "$out" | sed -n 6p | grep -q -- "$o" || missing_c="${missing_c:-} $o"
 	done
-	[ -z "${missing_c:-}" ] && ok "bash completion: the report options" ||
-		{ notok "bash completion: the report options (missing:$missing_c)"; echo "$out" | diag; }
+	[ -z "${missing_c:-}" ] && ktap_test_pass "bash completion: the report options" ||
+		{ ktap_test_fail "bash completion: the report options (missing:$missing_c)"; echo "$out" | ktap_diag; }
 fi
 
 rules=$top/../../audit-rules/usercopy.rules
@@ -699,18 +693,12 @@ if [ -f "$rules" ]; then
 			    $2 !~ /^(exit|exclude|task|user|filesystem|io_uring),(always|never)$/)
 				print NR": bad action,list: "$2
 		}' "$rules")
-	[ -z "$bad" ] && ok "audit rules: lint" || { notok "audit rules: lint"; echo "$bad" | diag; }
+	[ -z "$bad" ] && ktap_test_pass "audit rules: lint" || { ktap_test_fail "audit rules: lint"; echo "$bad" | ktap_diag; }
 	grep -q '^#-a always,exclude -F msgtype=1790' "$rules" &&
-		ok "audit rules: commented-out exclude for type 1790" ||
-		notok "audit rules: commented-out exclude for type 1790"
+		ktap_test_pass "audit rules: commented-out exclude for type 1790" ||
+		ktap_test_fail "audit rules: commented-out exclude for type 1790"
 else
-	notok "audit rules: $rules missing"
+	ktap_test_fail "audit rules: $rules missing"
 fi
 
-echo "1..$n"
-if [ $failures -gt 0 ]; then
-	echo "# $failures of $n tests failed"
-	exit 1
-fi
-echo "# all $n tests passed"
-exit 0
+ktap_finished

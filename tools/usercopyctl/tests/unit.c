@@ -2,8 +2,8 @@
  * Unit tests of usercopyctl's library parts (no stubs: they never call
  * back into the command line): the record parser, time parsing,
  * filters, columns, UTF-8 sanitizing, mode names, kernel config and
- * boot parameter parsing, the persist file.  Prints "ok - ..." /
- * "not ok - ..." lines; tests/run.sh numbers them.
+ * boot parameter parsing, the persist file.  Prints KTAP (tests/lib/ktap.h),
+ * as part of the document of tests/run.sh.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -14,23 +14,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ktap.h"
 #include "usercopyctl.h"
-
-static int failed;
 
 static void write_file(const char *path, const char *text);
 
 static void check(int cond, const char *fmt, ...)
 {
+	char desc[512];
 	va_list ap;
 
-	fputs(cond ? "ok - " : "not ok - ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	if (!cond)
-		failed = 1;
+	ktap_test_result(cond, "unit: %s", desc);
 }
 
 static void test_time(void)
@@ -501,5 +498,5 @@ int main(void)
 	test_kconfig(tmp);
 	test_boot(tmp);
 	test_persist(tmp);
-	return failed;
+	return ktap_finished();
 }
