@@ -341,8 +341,6 @@ static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 	case 'l':
 		if (!mc && IS("len"))
 			return set_u64(r, &r->len, UC_HAS_LEN, val);
-		if (!mc && IS("suppressed"))
-			return set_u64(r, &r->suppressed, UC_HAS_SUPPRESSED, val);
 		break;
 	case 'n':
 		if (mc && IS("new"))
@@ -373,6 +371,8 @@ static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 			return set_str(p, &r->region, val);
 		break;
 	case 's':
+		if (!mc && IS("suppressed"))
+			return set_u64(r, &r->suppressed, UC_HAS_SUPPRESSED, val);
 		if (IS("ses"))
 			return set_u64(r, &r->ses, UC_HAS_SES, val);
 		if (!mc && IS("subj"))

@@ -376,6 +376,26 @@ uc report --summary -J -o REGION -f basic.log
 json_ok "report --summary -J: valid JSON"
 has "$T/out" '"count": 2,' "report --summary -o REGION: grouped by region"
 
+# Records of a kernel that rate-limits them per call site, and one of a
+# copy made in a hard interrupt.
+uc report -n -r -o PID,COMM,SUPPRESSED -f limited.log
+[ "$(tr '\n' '|' <"$T/out")" = '300 usercopy-test 0|300 usercopy-test 49990|300 usercopy-test 49999|0 <irq> 0|' ] &&
+	ktap_test_pass "report -o SUPPRESSED: the copies the kernel left out, per record" ||
+	{ ktap_test_fail "report -o SUPPRESSED: the copies the kernel left out, per record"; ktap_diag "$T/out" "$T/err"; }
+uc report --summary -n -r -o CACHE -f limited.log
+[ "$(cut -d' ' -f1,2,5 "$T/out" | tr '\n' '|')" = '3 kmalloc-64 99989|1 uc_buggy_wl 0|' ] &&
+	ktap_test_pass "report --summary: records and suppressed copies per kind" ||
+	{ ktap_test_fail "report --summary: records and suppressed copies per kind"; ktap_diag "$T/out" "$T/err"; }
+uc report -J -o PID,UID,COMM,SUPPRESSED -f limited.log
+json_ok "report -J: interrupt and rate-limited records, valid JSON"
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "$T/flat" '"pid":0,"uid":4294967295,"comm":"<irq>","suppressed":0' \
+	"report -J: a copy in a hard interrupt names no process"
+uc report --incidents -n -o SUPPRESSED -f basic.log
+[ "$(sort -u "$T/out" | tr -d ' \n')" = "" ] &&
+	ktap_test_pass "report -o SUPPRESSED: empty for records without it" ||
+	{ ktap_test_fail "report -o SUPPRESSED: empty for records without it"; ktap_diag "$T/out"; }
+
 uc report --mode-changes -n -r -o TIME,NEW,RESULT -f basic.log
 [ "$(head -n 1 "$T/out")" = '2024-12-03\x2023:53:21 log accepted' ] && ktap_test_pass "report -o: mode change columns" ||
 	{ ktap_test_fail "report -o: mode change columns"; ktap_diag "$T/out"; }
