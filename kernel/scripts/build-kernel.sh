@@ -2,10 +2,12 @@
 # build-kernel.sh SRC OBJ FRAGMENT...
 #
 # Configure and build an x86_64 guest kernel from the tree SRC into the
-# build directory OBJ: tinyconfig, then the config FRAGMENTs merged in order.
-# Every option a fragment asks for must end up in the final .config; a
-# silently dropped option would make a test pass for the wrong reason.
-# The compiler runs through ccache.  Leaves OBJ/arch/x86/boot/bzImage.
+# build directory OBJ: tinyconfig, then the config FRAGMENTs merged in order
+# (a later fragment overrides an earlier one).  Every option asked for must
+# end up in the final .config; a silently dropped option would make a test
+# pass for the wrong reason.  The compiler runs through ccache.  Leaves
+# OBJ/arch/x86/boot/bzImage, or with KBUILD_TARGETS=prepare only a tree
+# configured to compile single files in.
 set -euo pipefail
 
 src=$(realpath "$1") obj=$2
@@ -41,4 +43,5 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 	echo "$want" >"$obj/.fragments"
 fi
 
-"${mk[@]}" bzImage modules
+# shellcheck disable=SC2086
+"${mk[@]}" ${KBUILD_TARGETS:-bzImage modules}
