@@ -895,8 +895,8 @@ static int irq_copy(void)
 
 static int cmd_irq(void)
 {
-	const char *want[] = { "by irq_copy", "<irq>" };
-	const char *wrong[] = { "by irq_copy", "comm usercopy-test" };
+	const char *want[] = { "by copy_from_user_nofault", ", <irq>, " };
+	const char *wrong[] = { "by copy_from_user_nofault", "comm usercopy-test" };
 	const char *rec_want[] = { "cache=uc_buggy_wl", "pid=0", "comm=\"<irq>\"" };
 	char m[32], line[1024], rec[RECORD_MAX];
 	long before = sysctl_long("violations");
