@@ -104,13 +104,13 @@ $(B)/obj/%/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 define bench_kernels
 $(B)/obj/bench-$(1)-nohu/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-nohu"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-nohu $(CFG)/guest.config $(CFG)/bench.config $(CFG)/$(1).config $(CFG)/nohu.config
 $(B)/obj/bench-$(1)-mainline/arch/x86/boot/bzImage: $(B)/src/vanilla.stamp FORCE
 	@echo "  KERNEL  bench-$(1)-mainline"
-	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(VSRC) $(B)/obj/bench-$(1)-mainline $(CFG)/guest.config $(CFG)/bench.config $(CFG)/$(1).config $(CFG)/usercopy.config
 $(B)/obj/bench-$(1)/arch/x86/boot/bzImage: $(B)/src/patched.stamp FORCE
 	@echo "  KERNEL  bench-$(1)"
-	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config
+	@kernel/scripts/build-kernel.sh $(SRC) $(B)/obj/bench-$(1) $(CFG)/guest.config $(CFG)/bench.config $(CFG)/$(1).config $(CFG)/usercopy.config
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
