@@ -133,9 +133,9 @@ $(foreach v,$(ALL_VARIANTS),$(eval $(call kernel,$(v),$(firstword $(VARIANT_$(v)
 # Benchmark kernels, per unwinder: (a) without hardened usercopy, (b) with
 # mainline's, (c) with this series; same tree and config otherwise.
 define bench_kernels
-$(call kernel,bench-$(1)-nohu,vanilla,$(CFG)/guest.config $(CFG)/$(1).config $(CFG)/nohu.config)
-$(call kernel,bench-$(1)-mainline,vanilla,$(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config)
-$(call kernel,bench-$(1),patched,$(CFG)/guest.config $(CFG)/$(1).config $(CFG)/usercopy.config)
+$(call kernel,bench-$(1)-nohu,vanilla,$(addprefix $(CFG)/,guest.config bench.config $(1).config nohu.config))
+$(call kernel,bench-$(1)-mainline,vanilla,$(addprefix $(CFG)/,guest.config bench.config $(1).config usercopy.config))
+$(call kernel,bench-$(1),patched,$(addprefix $(CFG)/,guest.config bench.config $(1).config usercopy.config))
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
@@ -200,7 +200,13 @@ check: deps static guests
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap \
 		--tap packaging=$(B)/logs/packaging.tap
 
+# make bench [BENCH_UNW=orc] [BENCH_ROWS='udp/*,xattr-*'] [BENCH_BUDGET=N]
+# BENCH_ROWS: fnmatch patterns of the rows to run (ucbench.c names them);
+# only a run of all rows rewrites the tables in Documentation/performance.md.
+# BENCH_BUDGET: instructions each row runs for, about.
 BENCH_UNW ?= fp orc
+BENCH_ROWS ?=
+BENCH_BUDGET ?= 20000000
 BENCH_KERNELS := $(foreach u,$(BENCH_UNW),bench-$(u)-nohu bench-$(u)-mainline bench-$(u))
 
 bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(B)/bench/guest/initramfs.cpio.gz
@@ -208,6 +214,8 @@ bench: deps $(foreach k,$(BENCH_KERNELS),$(B)/obj/$(k)/arch/x86/boot/bzImage) $(
 		cp $(B)/obj/$$k/arch/x86/boot/bzImage $(B)/bench/$$k/; done
 	@python3 tests/bench.py --kernels $(B)/bench --guest $(B)/bench/guest \
 		--unwinders $(shell echo $(BENCH_UNW) | tr ' ' ,) \
+		--rows '$(BENCH_ROWS)' --budget $(BENCH_BUDGET) \
+		--series $(PATCHDIR)/series --doc Documentation/performance.md \
 		--logdir $(B)/logs --markdown $(B)/bench/table.md
 
 $(B)/bench/guest/initramfs.cpio.gz: $(B)/guest-bin/ucbench tests/mkinitramfs.sh tests/guest/init
@@ -217,13 +225,16 @@ $(B)/bench/guest/initramfs.cpio.gz: $(B)/guest-bin/ucbench tests/mkinitramfs.sh 
 
 # Where the instructions of one system call go, function by function:
 #   make bench-trace [TRACE_KERNEL=bench-orc] [TRACE_FUNC=__sys_getsockopt]
-#                    [TRACE_APPEND=usercopy_mode=off]
+#                    [TRACE_ROWS=getsockopt] [TRACE_APPEND=usercopy_mode=off]
+# TRACE_ROWS: the ucbench rows to run (BENCH_ROWS), so that TRACE_FUNC is
+# reached from the row of interest.
 TRACE_KERNEL ?= bench-fp
 TRACE_FUNC ?= __x64_sys_newfstatat
+TRACE_ROWS ?= *
 bench-trace: deps $(B)/obj/$(TRACE_KERNEL)/arch/x86/boot/bzImage $(B)/bench/guest/initramfs.cpio.gz
 	@$(MAKE) -s deps DEBS=gdb
 	@python3 tests/bench/trace.py --kernel $(B)/obj/$(TRACE_KERNEL) \
-		--guest $(B)/bench/guest --func $(TRACE_FUNC) \
+		--guest $(B)/bench/guest --func $(TRACE_FUNC) --rows '$(TRACE_ROWS)' \
 		--append "$(TRACE_APPEND)"
 
 $(B)/guest-bin/ucbench: tests/bench/ucbench.c
