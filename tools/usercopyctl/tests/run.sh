@@ -647,7 +647,13 @@ if [ $rc = 0 ]; then
 	# SIGTERM ends it cleanly (exit 0)
 	$VG "$bin" monitor --timeout 20 >"$T/out" 2>"$T/err" &
 	pid=$!
-	sleep 2
+	# Once its audit socket is open (valgrind starts slowly on a busy host).
+	i=0
+	while [ $i -lt 100 ] && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q 'socket:'; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	sleep 0.5
 	kill -TERM $pid
 	wait $pid
 	rc=$?

@@ -125,7 +125,7 @@ static void test_columns(void)
 	check(uc_column_find("TYPE") < 0 && uc_column_find("COUNT") < 0,
 	      "columns: internal columns are not for -o");
 	uc_columns_all(&o);
-	check(o.ninc == 17 && o.nmc == 10, "columns: all (%zu, %zu)", o.ninc, o.nmc);
+	check(o.ninc == 18 && o.nmc == 10, "columns: all (%zu, %zu)", o.ninc, o.nmc);
 }
 
 /* Parse @text: the result of uc_parse_line, the record in @r. */
