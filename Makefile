@@ -36,7 +36,7 @@ ALL_VARIANTS := $(patsubst VARIANT_%,%,$(filter VARIANT_%,$(.VARIABLES)))
 DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
 	build-essential bc flex bison libelf-dev libssl-dev cpio dwarves \
-	kmod rsync xz-utils pkg-config asciidoctor valgrind python3 file quilt \
+	kmod rsync xz-utils curl pkg-config asciidoctor valgrind python3 file quilt \
 	debhelper lintian
 
 GUEST_SRCS := $(wildcard tests/guest/*.c)
