@@ -900,6 +900,7 @@ static int cmd_irq(void)
 	const char *rec_want[] = { "cache=uc_buggy_wl", "pid=0", "comm=\"<irq>\"" };
 	char m[32], line[1024], rec[RECORD_MAX];
 	long before = sysctl_long("violations");
+	const char *log;
 	int status;
 
 	snprintf(m, sizeof(m), "%s", mode());
@@ -911,8 +912,9 @@ static int cmd_irq(void)
 	ktap_test_result(status == 1, "%s: a bad copy in a hard interrupt fails, and the process it interrupted lives (exit %d)",
 	    m, status);
 	ktap_test_result(sysctl_long("violations") == before + 1, "%s: the copy in the interrupt is counted", m);
-	ktap_test_result(find_line(kmsg_since(), want, 2, line, sizeof(line)) &&
-	    !find_line(kmsg_since(), wrong, 2, line, sizeof(line)),
+	log = kmsg_since();
+	ktap_test_result(find_line(log, want, 2, line, sizeof(line)) &&
+	    !find_line(log, wrong, 2, line, sizeof(line)),
 	    "%s: the report names the interrupt, not the interrupted task", m);
 	if (access("/sys/kernel/realtime", F_OK) == 0) {
 		/* No audit buffer can be allocated in a hard interrupt on RT. */
