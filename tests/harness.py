@@ -26,16 +26,17 @@ CHECK_PLAN = [
     ("orc-enforce", "orc", "",
      "auditd,kunit,lkdtm,violations,irq,sysctl,mode-log,lkdtm,violations,"
      "irq,flood,mode-off,lkdtm,violations,mode-enforce,mode-switch,"
-     "usercopyctl,lock,audit-log"),
+     "whitelist,rawmem,usercopyctl,lock,audit-log"),
     ("orc-boot-log", "orc", "usercopy_mode=log",
      "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
      "expect-off,auditd,violations"),
     ("rt-enforce", "rt", "",
      "auditd,kunit,lkdtm,violations,irq,mode-log,violations,irq,"
-     "mode-enforce,lock"),
+     "mode-enforce,rawmem,lock"),
     ("slab-enforce", "slab", "",
-     "auditd,kunit,lkdtm,violations,mode-log,violations"),
+     "auditd,kunit,lkdtm,violations,mode-log,violations,mode-enforce,"
+     "whitelist,rawmem"),
     # Not in `make check`: `make jump-label-repro`, the unpatched kernel.
     ("jump-label-vanilla", "vanilla", "", "jump-label"),
 ]

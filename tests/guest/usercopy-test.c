@@ -19,9 +19,17 @@
  *	N bad copies (default 100000) from one call site in log mode, with
  *	auditctl -f 2 (panic if a record is lost): every one counted, a
  *	bounded number of audit records whose suppressed= counts add up to N
+ *   usercopy-test whitelist
+ *	the cache whitelist: SLAB_USERCOPY, regions and unlisted caches in
+ *	/proc/usercopy/whitelist, the per-site counters, and the admin's
+ *	kernel.usercopy.allow (it cannot be undone: run it after the suites
+ *	that expect uc_buggy_nowl refused, and before any lock)
+ *   usercopy-test rawmem	/dev/mem and /proc/kcore, which copy raw memory
+ *	unchecked, read without a violation
  *   usercopy-test lock		the one-way lock (last: it cannot be undone)
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -311,6 +319,12 @@ static const struct scenario scenarios[] = {
 	{ "overwrite-whitelist", "whitelist", 1, 64, 32,
 	  "overwrite of slab object (cache uc_buggy_wl, offset 32, len 64)",
 	  "op=overwrite region=slab cache=uc_buggy_wl offset=32 len=64 ", 0, 0 },
+	{ "leak-flag", "flag", 0, 128, 96,
+	  "exposure of slab object (cache uc_buggy_flag, offset 0, len 128)",
+	  "op=exposure region=slab cache=uc_buggy_flag offset=0 len=128 ", 0, 0 },
+	{ "leak-nowl", "nowl", 0, 8, 0,
+	  "exposure of slab object (cache uc_buggy_nowl, offset 0, len 8)",
+	  "op=exposure region=slab cache=uc_buggy_nowl offset=0 len=8 ", 0, 0 },
 	{ "leak-stack", "stack", 0, 64, 32,
 	  "exposure of stack object (",
 	  "op=exposure region=stack cache=? ", 0, 0 },
@@ -455,13 +469,14 @@ static void run_scenario(const struct scenario *s, const char *m)
 /* Copies inside the objects: never refused, never reported. */
 static void legit(const char *m)
 {
-	char buf[64];
+	char buf[96];
 	long before = sysctl_long("violations");
 	int bad = 0;
 
 	kmsg_mark();
 	memset(buf, 'W', sizeof(buf));
 	bad |= buggy_copy("slab", 0, buf, 64);
+	bad |= buggy_copy("flag", 0, buf, 96);
 	bad |= buggy_copy("whitelist", 0, buf, 32);
 	bad |= buggy_copy("whitelist", 0, buf + 8, 8);
 	memset(buf, 'W', sizeof(buf));
@@ -857,6 +872,7 @@ static int cmd_lock(void)
 	refused("mode", "log", 3, "'log' when locked", EPERM, EPERM);
 	refused("mode", m, strlen(m), "the current mode when locked", EPERM, EPERM);
 	refused("locked", "0", 1, "0 when locked", EPERM, EPERM);
+	refused("allow", "uc_buggy_flag", 13, "a cache when locked", EPERM, EPERM);
 	err = sysctl_write("locked", "1", 1);
 	ktap_test_result(!err, "locked: writing 1 again is fine");
 	ktap_test_result(!strcmp(mode(), m), "mode is still %s", m);
@@ -997,6 +1013,232 @@ static int cmd_flood(long n)
 	return ktap_finished();
 }
 
+/* ---- the whitelist ---------------------------------------------------- */
+
+static char *proc_read(const char *path)
+{
+	static char buf[1 << 17];
+
+	uc_file_read(path, buf, sizeof(buf));
+	return buf;
+}
+
+/* The line of /proc/usercopy/whitelist for @cache, without its newline. */
+static const char *whitelist_line(const char *cache)
+{
+	static char line[256];
+	const char *want[1];
+	char start[128];
+	const char *p;
+
+	snprintf(start, sizeof(start), "\n%s ", cache);
+	p = strstr(proc_read("/proc/usercopy/whitelist"), start);
+	if (!p)
+		return "(none)";
+	want[0] = start + 1;
+	find_line(p + 1, want, 1, line, sizeof(line));
+	return line;
+}
+
+static void expect_whitelist(const char *cache, const char *line)
+{
+	const char *got = whitelist_line(cache);
+
+	ktap_test_result(!strcmp(got, line), "whitelist: '%s' (got '%s')", line, got);
+}
+
+/* Read @len bytes of uc_buggy/@file in a child: its exit status or signal. */
+static int child_read(const char *file, size_t len)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char buf[128];
+
+		_exit(buggy_copy(file, 0, buf, len) ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static int allow_nobody(void)
+{
+	if (setgid(65534) || setuid(65534))
+		return 100;
+	return sysctl_write("allow", "uc_buggy_nowl", 13);
+}
+
+static int allow_userns_root(void)
+{
+	if (unshare(CLONE_NEWUSER) ||
+	    write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", "0 0 1") ||
+	    write_file("/proc/self/gid_map", "0 0 1"))
+		return 100;
+	return sysctl_write("allow", "uc_buggy_nowl", 13);
+}
+
+static void hex(char *out, const char *s)
+{
+	while (*s)
+		out += sprintf(out, "%02X", (unsigned char)*s++);
+}
+
+static int cmd_whitelist(void)
+{
+	char buf[5000], rec[2048], site[64], allowed[256];
+	const char *want[3];
+	long before;
+	int err;
+
+	if (strcmp(mode(), "enforce")) {
+		ktap_test_result(0, "whitelist: runs in enforce mode (mode %s)", mode());
+		return ktap_finished();
+	}
+	if (audit_open())
+		return 1;
+	ktap_test_result(!strncmp(proc_read("/proc/usercopy/whitelist"),
+				  "# cache object_size useroffset usersize origin\n", 47),
+			 "whitelist: /proc/usercopy/whitelist has its header");
+	expect_whitelist("uc_buggy_flag", "uc_buggy_flag 96 0 96 flag");
+	expect_whitelist("uc_buggy_wl", "uc_buggy_wl 128 32 32 region");
+	expect_whitelist("uc_buggy_nowl", "uc_buggy_nowl 96 0 0 none");
+	expect_whitelist("kmalloc-64", "kmalloc-64 64 0 64 kmalloc");
+
+	before = sysctl_long("violations");
+	ktap_test_result(child_read("flag", 96) == 0 && child_read("flag", 8) == 0,
+			 "whitelist: SLAB_USERCOPY: copies inside the object work");
+	ktap_test_result(sysctl_long("violations") == before,
+			 "whitelist: SLAB_USERCOPY: and are not counted");
+	ktap_test_result(child_read("flag", 97) == -SIGKILL,
+			 "whitelist: SLAB_USERCOPY: a copy past the object is refused, process killed");
+	audit_drain();
+	ktap_test_result(child_read("nowl", 8) == -SIGKILL,
+			 "whitelist: a cache without a whitelist: a copy of 8 bytes is refused, process killed");
+
+	/* The site: nowl_read+0x../0x.. [uc_buggy], in hex as it has a space. */
+	strcpy(site, "site=");
+	hex(site + 5, "nowl_read+0x");
+	want[0] = "cache=uc_buggy_nowl offset=0 len=8 ";
+	want[1] = site;
+	ktap_test_result(audit_wait(AUDIT_ANOM_USERCOPY, want, 2, 3000, rec, sizeof(rec)),
+			 "whitelist: the audit record names the call site (%s...)", site);
+	want[0] = " slab uc_buggy_nowl nowl_read+0x";
+	want[1] = " [uc_buggy]";
+	ktap_test_result(find_line(proc_read("/proc/usercopy/sites"), want, 2, buf, sizeof(buf)) &&
+			 atol(buf) >= 1,
+			 "sites: the violation is counted by call site and cache: '%s'", buf);
+	ktap_test_result(!strncmp(proc_read("/proc/usercopy/sites"),
+				  "# violations region cache site\n", 31),
+			 "sites: /proc/usercopy/sites has its header");
+
+	sysctl_read("allow", allowed, sizeof(allowed));
+	ktap_test_result(!strcmp(allowed, "\n"), "allow: empty at first ('%s')", allowed);
+	refused("allow", "no_such_cache", 13, "a cache that does not exist", EINVAL, EINVAL);
+	refused("allow", "", 0, "nothing", EINVAL, EINVAL);
+	refused("allow", "\n", 1, "a newline", EINVAL, EINVAL);
+	refused("allow", "uc_buggy_nowl uc_buggy_flag", 27, "two names", EINVAL, EINVAL);
+	refused("allow", "uc_buggy_nowl\0", 14, "a name and a NUL", EINVAL, EINVAL);
+	memset(buf, 'a', 4096);
+	refused("allow", buf, 4096, "4096 bytes", EINVAL, EINVAL);
+	err = in_child(allow_nobody);
+	ktap_test_result((err == EACCES || err == EPERM) && !strcmp(whitelist_line("uc_buggy_nowl"),
+								 "uc_buggy_nowl 96 0 0 none"),
+			 "allow: an unprivileged user cannot allow a cache (%s)",
+			 err == 100 ? "could not become nobody" : strerror(err));
+	audit_drain();
+	err = in_child(allow_userns_root);
+	ktap_test_result(err == EPERM && !strcmp(whitelist_line("uc_buggy_nowl"),
+						 "uc_buggy_nowl 96 0 0 none"),
+			 "allow: root in a new user namespace cannot allow a cache (%s)",
+			 err == 100 ? "could not set up the namespace" : strerror(err));
+	want[0] = "op=usercopy-allow cache=\"uc_buggy_nowl\" ";
+	want[1] = " res=0";
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "allow: CONFIG_CHANGE record of the refused write");
+	ktap_test_result(child_read("nowl", 8) == -SIGKILL,
+			 "allow: the cache is still refused");
+
+	audit_drain();
+	err = sysctl_write("allow", "uc_buggy_nowl\n", 14);
+	ktap_test_result(!err, "allow: root allows uc_buggy_nowl (%s)", strerror(err));
+	want[1] = " res=1";
+	ktap_test_result(audit_wait(AUDIT_CONFIG_CHANGE, want, 2, 3000, rec, sizeof(rec)),
+			 "allow: CONFIG_CHANGE record: %s", rec);
+	sysctl_read("allow", allowed, sizeof(allowed));
+	ktap_test_result(!strcmp(allowed, "uc_buggy_nowl\n"), "allow: reads 'uc_buggy_nowl'");
+	expect_whitelist("uc_buggy_nowl", "uc_buggy_nowl 96 0 96 admin");
+	before = sysctl_long("violations");
+	ktap_test_result(child_read("nowl", 96) == 0, "allow: copies inside the object now work");
+	ktap_test_result(sysctl_long("violations") == before, "allow: and are not counted");
+	ktap_test_result(child_read("nowl", 97) == -SIGKILL,
+			 "allow: a copy past the object is still refused, process killed");
+	err = sysctl_write("allow", "uc_buggy_nowl", 13);
+	sysctl_read("allow", allowed, sizeof(allowed));
+	ktap_test_result(!err && !strcmp(allowed, "uc_buggy_nowl\n"),
+			 "allow: allowing it again changes nothing");
+
+	/* The name is kept: the cache is whitelisted again when it is created. */
+	err = system("rmmod uc_buggy && insmod " BUGGY_KO);
+	ktap_test_result(!err, "allow: uc_buggy unloaded and loaded again");
+	expect_whitelist("uc_buggy_nowl", "uc_buggy_nowl 96 0 96 admin");
+	ktap_test_result(child_read("nowl", 96) == 0,
+			 "allow: the new uc_buggy_nowl is whitelisted as it is created");
+	return ktap_finished();
+}
+
+/* ---- raw memory --------------------------------------------------------- */
+
+/* Reads @len bytes of @path at @off: 0 if all came. */
+static int pread_all(const char *path, off_t off, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len, off);
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int rawmem_read(void)
+{
+	static char buf[4096];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	int i, loads = 0, bad = 0;
+
+	bad |= pread_all("/dev/mem", 0, buf, sizeof(buf));
+	bad |= pread_all("/dev/mem", 0xf0000, buf, sizeof(buf));
+	if (bad)
+		return 1;
+	if (pread_all("/proc/kcore", 0, (char *)&eh, sizeof(eh)) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_phnum > 64 ||
+	    pread_all("/proc/kcore", eh.e_phoff, (char *)ph, eh.e_phnum * sizeof(ph[0])))
+		return 2;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || ph[i].p_filesz < sizeof(buf))
+			continue;
+		loads++;
+		bad |= pread_all("/proc/kcore", ph[i].p_offset, buf, sizeof(buf));
+	}
+	return bad ? 3 : loads ? 0 : 4;
+}
+
+static int cmd_rawmem(void)
+{
+	long before = sysctl_long("violations");
+	int err;
+
+	kmsg_mark();
+	err = in_child(rawmem_read);
+	ktap_test_result(!err, "rawmem: /dev/mem and every segment of /proc/kcore read in %s mode (%d)",
+			 mode(), err);
+	ktap_test_result(sysctl_long("violations") == before && !strstr(kmsg_since(), "usercopy: "),
+			 "rawmem: no violation");
+	return ktap_finished();
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1012,8 +1254,12 @@ int main(int argc, char **argv)
 		return cmd_irq();
 	if (!strcmp(cmd, "flood"))
 		return cmd_flood(argc > 2 ? atol(argv[2]) : 100000);
+	if (!strcmp(cmd, "whitelist"))
+		return cmd_whitelist();
+	if (!strcmp(cmd, "rawmem"))
+		return cmd_rawmem();
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock();
-	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|lock\n");
+	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|whitelist|rawmem|lock\n");
 	return 2;
 }

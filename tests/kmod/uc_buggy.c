@@ -9,6 +9,10 @@
  *   whitelist  read/write: copy_to_user()/copy_from_user() at the 32-byte
  *              usercopy whitelist of a 128-byte object of the cache
  *              uc_buggy_wl; the rest of the object is secret (0x5a)
+ *   flag       read: copy_to_user() from a 96-byte object of uc_buggy_flag,
+ *              a cache created with SLAB_USERCOPY (whitelisted whole)
+ *   nowl       read: the same from a 96-byte object of uc_buggy_nowl, a
+ *              cache without a whitelist (until the admin allows it)
  *   stack      read/write: copy_to_user()/copy_from_user() from/to a
  *              32-byte stack buffer (a write past it smashes the stack:
  *              only in enforce mode)
@@ -31,6 +35,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -41,11 +46,14 @@
 #define WL_SIZE		128
 #define WL_OFFSET	32
 #define WL_LEN		32
+#define OBJ_SIZE	96	/* of uc_buggy_flag and uc_buggy_nowl */
 
 static struct dentry *dir;
 static struct kmem_cache *wl_cache;
 static char *wl_obj;
 static char *slab_obj;
+static struct kmem_cache *flag_cache, *nowl_cache;
+static char *flag_obj, *nowl_obj;
 static bool stack_written;
 
 static void wl_reset(void)
@@ -79,6 +87,53 @@ static ssize_t wl_write(struct file *file, const char __user *buf,
 	if (count > WL_SIZE - WL_OFFSET)
 		return -EINVAL;
 	return copied(count, copy_from_user(wl_obj + WL_OFFSET, buf, count));
+}
+
+/*
+ * Reads of up to 128 bytes: past the object, into the free pointer and
+ * the next object of the slab, filled by the constructor.
+ */
+static ssize_t flag_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	count = min_t(size_t, count, 128);
+	return copied(count, copy_to_user(buf, flag_obj, count));
+}
+
+static ssize_t nowl_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	count = min_t(size_t, count, 128);
+	return copied(count, copy_to_user(buf, nowl_obj, count));
+}
+
+static void obj_ctor(void *obj)
+{
+	memset(obj, SECRET, OBJ_SIZE);
+}
+
+/*
+ * An object that is not the last of its slab, so that a read past it
+ * stays in the slab.  The constructor keeps these caches apart from any
+ * other: caches with one are never merged.
+ */
+static char *obj_alloc(struct kmem_cache *cache)
+{
+	char *objs[8], *obj = NULL;
+	int i, n;
+
+	for (n = 0; n < ARRAY_SIZE(objs); n++) {
+		objs[n] = kmem_cache_alloc(cache, GFP_KERNEL);
+		if (!objs[n])
+			break;
+		if (offset_in_page(objs[n]) + 2 * 128 <= PAGE_SIZE) {
+			obj = objs[n];
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(cache, objs[i]);
+	return obj;
 }
 
 /*
@@ -232,6 +287,16 @@ static const struct file_operations wl_fops = {
 	.write = wl_write,
 };
 
+static const struct file_operations flag_fops = {
+	.owner = THIS_MODULE,
+	.read = flag_read,
+};
+
+static const struct file_operations nowl_fops = {
+	.owner = THIS_MODULE,
+	.read = nowl_read,
+};
+
 static const struct file_operations stack_fops = {
 	.owner = THIS_MODULE,
 	.read = stack_read,
@@ -264,10 +329,19 @@ static int __init uc_buggy_init(void)
 	slab_obj = kmalloc(64, GFP_KERNEL);
 	wl_cache = kmem_cache_create_usercopy("uc_buggy_wl", WL_SIZE, 0, 0,
 					      WL_OFFSET, WL_LEN, NULL);
-	if (!slab_obj || !wl_cache)
+	/* As code written for PaX does. */
+#ifdef SLAB_USERCOPY
+	flag_cache = kmem_cache_create("uc_buggy_flag", OBJ_SIZE, 0,
+				       SLAB_USERCOPY, obj_ctor);
+#endif
+	nowl_cache = kmem_cache_create("uc_buggy_nowl", OBJ_SIZE, 0, 0,
+				       obj_ctor);
+	if (!slab_obj || !wl_cache || !flag_cache || !nowl_cache)
 		goto fail;
 	wl_obj = kmem_cache_alloc(wl_cache, GFP_KERNEL);
-	if (!wl_obj)
+	flag_obj = obj_alloc(flag_cache);
+	nowl_obj = obj_alloc(nowl_cache);
+	if (!wl_obj || !flag_obj || !nowl_obj)
 		goto fail;
 	memset(slab_obj, SECRET, 64);
 	wl_reset();
@@ -277,6 +351,8 @@ static int __init uc_buggy_init(void)
 	dir = debugfs_create_dir("uc_buggy", NULL);
 	debugfs_create_file("slab", 0444, dir, NULL, &slab_fops);
 	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
+	debugfs_create_file("flag", 0444, dir, NULL, &flag_fops);
+	debugfs_create_file("nowl", 0444, dir, NULL, &nowl_fops);
 	debugfs_create_file("stack", 0644, dir, NULL, &stack_fops);
 	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
 	debugfs_create_file("state", 0644, dir, NULL, &state_fops);
@@ -284,6 +360,14 @@ static int __init uc_buggy_init(void)
 	debugfs_create_file("irq", 0200, dir, NULL, &irq_fops);
 	return 0;
 fail:
+	if (wl_obj)
+		kmem_cache_free(wl_cache, wl_obj);
+	if (flag_obj)
+		kmem_cache_free(flag_cache, flag_obj);
+	if (nowl_obj)
+		kmem_cache_free(nowl_cache, nowl_obj);
+	kmem_cache_destroy(nowl_cache);
+	kmem_cache_destroy(flag_cache);
 	kmem_cache_destroy(wl_cache);
 	kfree(slab_obj);
 	return -ENOMEM;
@@ -294,7 +378,11 @@ static void __exit uc_buggy_exit(void)
 	debugfs_remove_recursive(dir);
 	hrtimer_cancel(&irq_timer);
 	kmem_cache_free(wl_cache, wl_obj);
+	kmem_cache_free(flag_cache, flag_obj);
+	kmem_cache_free(nowl_cache, nowl_obj);
 	kmem_cache_destroy(wl_cache);
+	kmem_cache_destroy(flag_cache);
+	kmem_cache_destroy(nowl_cache);
 	kfree(slab_obj);
 }
 
