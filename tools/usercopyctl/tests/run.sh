@@ -21,6 +21,8 @@ cd "$fix" || exit 1
 
 export TZ=UTC LC_ALL=C
 unset USERCOPYCTL_SYSCTL_DIR USERCOPYCTL_SYSCTL_D USERCOPYCTL_KCONFIG USERCOPYCTL_CMDLINE USERCOPYCTL_STAT
+# No /proc/usercopy unless a test gives one (the host may have it).
+export USERCOPYCTL_PROC_DIR="$T/no-proc"
 # The version (from the Makefile, which reads it from the changelog).
 : "${VERSION:=}" "${CHANGELOG:=$top/../../packaging/debian/changelog}"
 # libsmartcols looks at the terminal width: make it fixed.

@@ -110,8 +110,8 @@ static void test_columns(void)
 
 	memset(&o, 0, sizeof(o));
 	uc_columns_default(&o);
-	check(o.ninc == 12 && o.nmc == 8, "columns: 12 and 8 by default (%zu, %zu)",
-	      o.ninc, o.nmc);
+	check(o.ninc == 13 && o.nmc == 8 && o.nal == 5,
+	      "columns: 13, 8 and 5 by default (%zu, %zu, %zu)", o.ninc, o.nmc, o.nal);
 	check(uc_columns_parse(&o, "pid,COMM", bad, sizeof(bad)) == 0 && o.ninc == 2 &&
 	      o.nmc == 8, "columns: list, any case; mode changes keep their defaults");
 	check(uc_columns_parse(&o, "+EVENT", bad, sizeof(bad)) == 0 && o.ninc == 3 &&
@@ -125,7 +125,8 @@ static void test_columns(void)
 	check(uc_column_find("TYPE") < 0 && uc_column_find("COUNT") < 0,
 	      "columns: internal columns are not for -o");
 	uc_columns_all(&o);
-	check(o.ninc == 18 && o.nmc == 10, "columns: all (%zu, %zu)", o.ninc, o.nmc);
+	check(o.ninc == 19 && o.nmc == 10 && o.nal == 7, "columns: all (%zu, %zu, %zu)",
+	      o.ninc, o.nmc, o.nal);
 }
 
 /* Parse @text: the result of uc_parse_line, the record in @r. */
