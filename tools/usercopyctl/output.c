@@ -1030,10 +1030,38 @@ int uc_table_add(struct uc_table *t, const char *const *cells)
 	return 0;
 }
 
+/*
+ * libsmartcols prints nothing of an empty table but in JSON: the heading
+ * of a table with one empty row, then, says what would be there.
+ */
+static int print_heading(struct uc_table *t)
+{
+	FILE *out = scols_table_get_stream(t->tb);
+	char *text = NULL;
+	int rc;
+
+	if (!scols_table_new_line(t->tb, NULL))
+		return -ENOMEM;
+	rc = scols_print_table_to_string(t->tb, &text);
+	scols_table_set_stream(t->tb, out);
+	if (rc || !text) {
+		free(text);
+		return -ENOMEM;
+	}
+	fprintf(out, "%.*s\n", (int)strcspn(text, "\n"), text);
+	free(text);
+	return 0;
+}
+
 int uc_table_print(struct uc_table *t)
 {
-	int rc = print_table(t->tb);
+	int rc;
 
+	if (scols_table_is_empty(t->tb) && !t->json &&
+	    !scols_table_is_noheadings(t->tb) && !scols_table_is_export(t->tb))
+		rc = print_heading(t);
+	else
+		rc = print_table(t->tb);
 	if (rc == 0 && fflush(scols_table_get_stream(t->tb)) != 0)
 		rc = -errno;
 	return rc;
