@@ -240,6 +240,27 @@ static void test_parser(void)
 		    "usercopyctl_eol=x", &r) == 1,
 	      "parser: a field of an unknown name is ignored");
 
+	/* the call site: quoted, or hex-encoded (a module's, with a space) */
+	check(parse(INC_HEAD "op=exposure region=slab offset=0 len=1 "
+		    "site=\"usercopy_test_foo+0x12/0x80\" suppressed=0 pid=5 res=1", &r) == 1 &&
+	      strcmp(r.site, "usercopy_test_foo+0x12/0x80") == 0 && (r.has & UC_HAS_SUPPRESSED),
+	      "parser: quoted site=");
+	check(parse(INC_HEAD "op=exposure region=slab offset=0 len=1 site=6E6F776C5F72656164"
+		    "2B307831612F30783430205B75635F62756767795D pid=5 res=1", &r) == 1 &&
+	      strcmp(r.site, "nowl_read+0x1a/0x40 [uc_buggy]") == 0,
+	      "parser: hex site= decoded (%s)", r.site ? r.site : "NULL");
+	check(parse(INC_GOOD, &r) == 1 && r.site == NULL, "parser: a record without site=");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow "
+		    "cache=\"uc_buggy_nowl\" auid=0 ses=3 res=1", &r) == 1 &&
+	      r.kind == UC_ALLOW_CHANGE && strcmp(r.cache, "uc_buggy_nowl") == 0 &&
+	      r.res == 1 && r.ses == 3, "parser: an allow change");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow "
+		    "cache=6120620A auid=0 ses=3 res=0", &r) == 1 &&
+	      strcmp(r.cache, "a b\n") == 0 && r.res == 0, "parser: an allow change, hex cache=");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow auid=0 ses=3 res=0",
+		    &r) < 0 && strstr(why, "no cache="), "parser: an allow change without cache= (%s)",
+	      why);
+
 	big = malloc(70000 + sizeof(INC_GOOD) + 16);
 	if (big) {
 		sprintf(big, INC_HEAD "op=exposure region=slab offset=0 len=1 pid=1 res=1 exe=\"");
