@@ -132,7 +132,7 @@ int uc_sysctl_read(const char *name, char *buf, size_t size)
 
 int uc_sysctl_write(const char *name, const char *value)
 {
-	char path[PATH_MAX], line[64];
+	char path[PATH_MAX], line[UC_CACHE_NAME_MAX + 2];
 	size_t len;
 
 	len = (size_t)snprintf(line, sizeof(line), "%s\n", value);

@@ -22,7 +22,7 @@
 enum {
 	COL_TIME, COL_EPOCH, COL_EVENT, COL_DIRECTION, COL_REGION, COL_CACHE,
 	COL_OFFSET, COL_LENGTH, COL_PID, COL_UID, COL_AUID, COL_GID, COL_SES,
-	COL_COMM, COL_EXE, COL_SUBJ, COL_ACTION, COL_SUPPRESSED,
+	COL_COMM, COL_EXE, COL_SUBJ, COL_ACTION, COL_SUPPRESSED, COL_SITE,
 	COL_OLD, COL_NEW, COL_OLD_LOCK, COL_NEW_LOCK, COL_RESULT,
 	/* not for -o: */
 	COL_TYPE, COL_COUNT, COL_FIRST, COL_LAST,
@@ -31,7 +31,8 @@ enum {
 
 #define INC	UC_INCIDENT
 #define MC	UC_MODE_CHANGE
-#define BOTH	(INC | MC)
+#define AL	UC_ALLOW_CHANGE
+#define ALL	UC_ALL_KINDS
 #define NUM	SCOLS_JSON_NUMBER
 #define STRG	SCOLS_JSON_STRING
 #define RIGHT	SCOLS_FL_RIGHT
@@ -47,31 +48,33 @@ struct colinfo {
 };
 
 static const struct colinfo columns[NCOLUMNS] = {
-	[COL_TIME]	= { "TIME", 19, 0, STRG, BOTH, BOTH, "when it happened (local time)" },
-	[COL_EPOCH]	= { "EPOCH", 14, RIGHT, NUM, BOTH, 0, "when it happened, seconds since the epoch" },
-	[COL_EVENT]	= { "EVENT", 20, 0, STRG, BOTH, 0, "audit event id (for ausearch -a)" },
+	[COL_TIME]	= { "TIME", 19, 0, STRG, ALL, ALL, "when it happened (local time)" },
+	[COL_EPOCH]	= { "EPOCH", 14, RIGHT, NUM, ALL, 0, "when it happened, seconds since the epoch" },
+	[COL_EVENT]	= { "EVENT", 20, 0, STRG, ALL, 0, "audit event id (for ausearch -a)" },
 	[COL_DIRECTION]	= { "DIRECTION", 9, 0, STRG, INC, INC, "exposure (to user) or overwrite (from user)" },
 	[COL_REGION]	= { "REGION", 6, 0, STRG, INC, INC, "kind of kernel memory involved" },
-	[COL_CACHE]	= { "CACHE", 12, 0, STRG, INC, INC, "slab cache name, or ?" },
+	[COL_CACHE]	= { "CACHE", 12, 0, STRG, INC | AL, INC | AL,
+			    "slab cache name, or ?; allow change: the cache whitelisted" },
 	[COL_OFFSET]	= { "OFFSET", 6, RIGHT, NUM, INC, INC, "offset of the copy in the object" },
 	[COL_LENGTH]	= { "LENGTH", 6, RIGHT, NUM, INC, INC, "length of the copy" },
 	[COL_PID]	= { "PID", 5, RIGHT, NUM, INC, INC, "process id" },
 	[COL_UID]	= { "UID", 5, RIGHT, NUM, INC, INC, "user id" },
-	[COL_AUID]	= { "AUID", 5, RIGHT, NUM, BOTH, BOTH, "login (audit) user id" },
+	[COL_AUID]	= { "AUID", 5, RIGHT, NUM, ALL, ALL, "login (audit) user id" },
 	[COL_GID]	= { "GID", 5, RIGHT, NUM, INC, 0, "group id" },
-	[COL_SES]	= { "SES", 5, RIGHT, NUM, BOTH, MC, "audit session id" },
+	[COL_SES]	= { "SES", 5, RIGHT, NUM, ALL, MC | AL, "audit session id" },
 	[COL_COMM]	= { "COMM", 10, 0, STRG, INC, INC, "command name" },
 	[COL_EXE]	= { "EXE", 0.3, SCOLS_FL_TRUNC, STRG, INC, INC, "executable" },
 	[COL_SUBJ]	= { "SUBJ", 0.2, SCOLS_FL_TRUNC, STRG, INC, 0, "LSM security context, if any" },
 	[COL_ACTION]	= { "ACTION", 7, 0, STRG, INC, INC, "blocked (enforce) or logged (log)" },
 	[COL_SUPPRESSED] = { "SUPPRESSED", 5, RIGHT, NUM, INC, 0,
 			     "copies from the same call site left out of the audit log before this one" },
+	[COL_SITE]	= { "SITE", 20, 0, STRG, INC, INC, "the kernel code that made the copy (function+offset [module])" },
 	[COL_OLD]	= { "OLD", 7, 0, STRG, MC, MC, "mode change: the mode before" },
 	[COL_NEW]	= { "NEW", 7, 0, STRG, MC, MC, "mode change: the mode asked for" },
 	[COL_OLD_LOCK]	= { "OLD-LOCK", 1, RIGHT, NUM, MC, MC, "mode change: locked before (0 or 1)" },
 	[COL_NEW_LOCK]	= { "NEW-LOCK", 1, RIGHT, NUM, MC, MC, "mode change: lock asked for (0 or 1)" },
-	[COL_RESULT]	= { "RESULT", 8, 0, STRG, MC, MC, "mode change: accepted or refused" },
-	[COL_TYPE]	= { "TYPE", 11, 0, STRG, 0, 0, NULL },
+	[COL_RESULT]	= { "RESULT", 8, 0, STRG, MC | AL, MC | AL, "mode or allow change: accepted or refused" },
+	[COL_TYPE]	= { "TYPE", 12, 0, STRG, 0, 0, NULL },
 	[COL_COUNT]	= { "COUNT", 5, RIGHT, NUM, 0, 0, NULL },
 	[COL_FIRST]	= { "FIRST", 19, 0, STRG, 0, 0, NULL },
 	[COL_LAST]	= { "LAST", 19, 0, STRG, 0, 0, NULL },
@@ -103,18 +106,21 @@ void uc_columns_default(struct uc_output *o)
 {
 	defaults_of(INC, o->inc, &o->ninc);
 	defaults_of(MC, o->mc, &o->nmc);
+	defaults_of(AL, o->al, &o->nal);
 }
 
 void uc_columns_all(struct uc_output *o)
 {
 	size_t i;
 
-	o->ninc = o->nmc = 0;
+	o->ninc = o->nmc = o->nal = 0;
 	for (i = 0; i < NCOLUMNS; i++) {
 		if (columns[i].kinds & INC)
 			o->inc[o->ninc++] = (int)i;
 		if (columns[i].kinds & MC)
 			o->mc[o->nmc++] = (int)i;
+		if (columns[i].kinds & AL)
+			o->al[o->nal++] = (int)i;
 	}
 }
 
@@ -147,7 +153,7 @@ int uc_columns_parse(struct uc_output *o, const char *list, char *bad,
 	if (*p == '+')
 		p++;
 	else
-		o->ninc = o->nmc = 0;
+		o->ninc = o->nmc = o->nal = 0;
 	do {
 		size_t len = strcspn(p, ",");
 		char name[32];
@@ -166,6 +172,8 @@ int uc_columns_parse(struct uc_output *o, const char *list, char *bad,
 			add_col(o->inc, &o->ninc, id);
 		if (columns[id].kinds & MC)
 			add_col(o->mc, &o->nmc, id);
+		if (columns[id].kinds & AL)
+			add_col(o->al, &o->nal, id);
 		p += len;
 	} while (*p++ == ',');
 	/* A list that names no column of one kind keeps its defaults. */
@@ -173,6 +181,8 @@ int uc_columns_parse(struct uc_output *o, const char *list, char *bad,
 		defaults_of(INC, o->inc, &o->ninc);
 	if (o->nmc == 0)
 		defaults_of(MC, o->mc, &o->nmc);
+	if (o->nal == 0)
+		defaults_of(AL, o->al, &o->nal);
 	return 0;
 }
 
@@ -317,6 +327,7 @@ static const char *cell(const struct uc_record *r, int col,
 	case COL_ACTION:
 		return !(r->has & UC_HAS_RES) ? NULL : r->res ? "logged" : "blocked";
 	case COL_SUPPRESSED:	return NUMBER(UC_HAS_SUPPRESSED, r->suppressed);
+	case COL_SITE:		return r->site;
 	case COL_OLD:		return r->old_mode;
 	case COL_NEW:		return r->new_mode;
 	case COL_OLD_LOCK:	return NUMBER(UC_HAS_OLD_LOCK, r->old_lock);
@@ -324,7 +335,8 @@ static const char *cell(const struct uc_record *r, int col,
 	case COL_RESULT:
 		return !(r->has & UC_HAS_RES) ? NULL : r->res ? "accepted" : "refused";
 	case COL_TYPE:
-		return r->kind == UC_INCIDENT ? "incident" : "mode-change";
+		return r->kind == UC_INCIDENT ? "incident" :
+		       r->kind == UC_MODE_CHANGE ? "mode-change" : "allow-change";
 	}
 #undef NUMBER
 	return NULL;
@@ -425,8 +437,8 @@ struct uc_report {
 	int kinds, summary;
 	FILE *out;
 	enum uc_time_format tf;
-	struct libscols_table *inc, *mc, *all;
-	int all_ids[2 * UC_MAX_COLS + 1];
+	struct libscols_table *inc, *mc, *al, *all;
+	int all_ids[3 * UC_MAX_COLS + 1];
 	size_t nall;
 	int inc_printed;	/* chunks of the incident table printed */
 	unsigned long long count;
@@ -446,7 +458,7 @@ struct uc_report *uc_report_new(const struct uc_output *o, int kinds,
 				int summary, FILE *out)
 {
 	struct uc_report *rp = calloc(1, sizeof(*rp));
-	size_t i, j;
+	size_t i, j, k;
 
 	if (!rp)
 		return NULL;
@@ -468,17 +480,22 @@ struct uc_report *uc_report_new(const struct uc_output *o, int kinds,
 			goto fail;
 		return rp;
 	}
-	if (o->json && kinds == (INC | MC)) {
-		/* One table of both kinds, each row with its type. */
+	if (o->json && (kinds & (kinds - 1))) {
+		/* One table of all kinds, each row with its type. */
 		rp->all_ids[rp->nall++] = COL_TYPE;
 		for (i = 0; i < o->ninc; i++)
 			rp->all_ids[rp->nall++] = o->inc[i];
-		for (i = 0; i < o->nmc; i++) {
-			for (j = 0; j < rp->nall; j++)
-				if (rp->all_ids[j] == o->mc[i])
-					break;
-			if (j == rp->nall)
-				rp->all_ids[rp->nall++] = o->mc[i];
+		for (k = 0; k < 2; k++) {
+			const int *ids = k ? o->al : o->mc;
+			size_t n = k ? o->nal : o->nmc;
+
+			for (i = 0; i < n; i++) {
+				for (j = 0; j < rp->nall; j++)
+					if (rp->all_ids[j] == ids[i])
+						break;
+				if (j == rp->nall)
+					rp->all_ids[rp->nall++] = ids[i];
+			}
 		}
 		rp->all = new_table(o, out, "records", rp->all_ids, rp->nall);
 		if (!rp->all)
@@ -493,6 +510,11 @@ struct uc_report *uc_report_new(const struct uc_output *o, int kinds,
 	if (kinds & MC) {
 		rp->mc = new_table(o, out, "mode-changes", o->mc, o->nmc);
 		if (!rp->mc)
+			goto fail;
+	}
+	if (kinds & AL) {
+		rp->al = new_table(o, out, "allow-changes", o->al, o->nal);
+		if (!rp->al)
 			goto fail;
 	}
 	return rp;
@@ -533,6 +555,9 @@ static int emit(struct uc_report *rp, const struct uc_record *r)
 		return add_line(rp->all, r, rp->all_ids, rp->nall, rp->tf, 1);
 	if (r->kind == UC_MODE_CHANGE)
 		return rp->mc ? add_line(rp->mc, r, rp->o.mc, rp->o.nmc, rp->tf,
+					 rp->o.json) : 0;
+	if (r->kind == UC_ALLOW_CHANGE)
+		return rp->al ? add_line(rp->al, r, rp->o.al, rp->o.nal, rp->tf,
 					 rp->o.json) : 0;
 	if (!rp->inc)
 		return 0;
@@ -725,7 +750,7 @@ static int finish_summary(struct uc_report *rp)
 int uc_report_finish(struct uc_report *rp)
 {
 	size_t i;
-	int rc = 0;
+	int rc = 0, printed;
 
 	if (rp->summary) {
 		rc = finish_summary(rp);
@@ -741,7 +766,8 @@ int uc_report_finish(struct uc_report *rp)
 	}
 	if (rp->o.json) {
 		/* JSON: always the table, also when it is empty. */
-		rc = print_table(rp->all ? rp->all : rp->inc ? rp->inc : rp->mc);
+		rc = print_table(rp->all ? rp->all : rp->inc ? rp->inc :
+				 rp->mc ? rp->mc : rp->al);
 		goto out;
 	}
 	if (rp->inc) {
@@ -749,10 +775,15 @@ int uc_report_finish(struct uc_report *rp)
 		if (rc)
 			return rc;
 	}
-	if (rp->mc && scols_table_get_nlines(rp->mc)) {
-		if (rp->inc_printed)
+	printed = rp->inc_printed;
+	for (i = 0; i < 2 && rc == 0; i++) {
+		struct libscols_table *tb = i ? rp->al : rp->mc;
+
+		if (!tb || !scols_table_get_nlines(tb))
+			continue;
+		if (printed++)
 			fputc('\n', rp->out);
-		rc = print_table(rp->mc);
+		rc = print_table(tb);
 	}
 out:
 	if (rc == 0 && fflush(rp->out) != 0)
@@ -773,6 +804,7 @@ void uc_report_free(struct uc_report *rp)
 		return;
 	scols_unref_table(rp->inc);
 	scols_unref_table(rp->mc);
+	scols_unref_table(rp->al);
 	scols_unref_table(rp->all);
 	for (i = 0; i < rp->nheld; i++)
 		uc_record_free(&rp->held[i]);
@@ -789,9 +821,27 @@ void uc_report_free(struct uc_report *rp)
 
 /* ---- the list of columns ------------------------------------------------ */
 
+/* "all", or the kinds of records that have a column, such as
+ * "incidents,allow-changes". */
+static const char *kinds_name(int kinds, char *buf, size_t size)
+{
+	static const char *const names[] = { "incidents", "mode-changes", "allow-changes" };
+	size_t i, off = 0;
+
+	if (kinds == ALL)
+		return "all";
+	buf[0] = '\0';
+	for (i = 0; i < 3; i++)
+		if (kinds & (1 << i))
+			off += (size_t)snprintf(buf + off, size - off, "%s%s",
+						off ? "," : "", names[i]);
+	return buf;
+}
+
 int uc_columns_list(const struct uc_output *o, FILE *out)
 {
 	struct libscols_table *tb = scols_new_table();
+	char buf[64];
 	static const char *const names[] = { "NAME", "TYPE", "RECORDS", "DESCRIPTION" };
 	size_t i;
 	int rc = -ENOMEM;
@@ -813,8 +863,7 @@ int uc_columns_list(const struct uc_output *o, FILE *out)
 		if (!ln ||
 		    scols_line_set_data(ln, 0, c->name) ||
 		    scols_line_set_data(ln, 1, c->json_type == NUM ? "number" : "string") ||
-		    scols_line_set_data(ln, 2, c->kinds == BOTH ? "both" :
-					c->kinds == INC ? "incidents" : "mode-changes") ||
+		    scols_line_set_data(ln, 2, kinds_name(c->kinds, buf, sizeof(buf))) ||
 		    scols_line_set_data(ln, 3, c->help))
 			goto out;
 	}
@@ -822,6 +871,208 @@ int uc_columns_list(const struct uc_output *o, FILE *out)
 out:
 	scols_unref_table(tb);
 	return rc;
+}
+
+/* ---- the other tables ---------------------------------------------------- */
+
+const struct uc_coldef uc_wl_cols[UC_WL_NCOLS] = {
+	[UC_WL_CACHE]	 = { "CACHE", 20, 0, 0, 1, "kmem cache name" },
+	[UC_WL_SIZE]	 = { "SIZE", 6, 1, 1, 1, "object size in bytes" },
+	[UC_WL_OFFSET]	 = { "OFFSET", 6, 1, 1, 1, "start of the whitelisted region (useroffset)" },
+	[UC_WL_USERSIZE] = { "USERSIZE", 8, 1, 1, 1, "size of the whitelisted region (usersize), 0: none" },
+	[UC_WL_ORIGIN]	 = { "ORIGIN", 7, 0, 0, 1, "flag, kmalloc, admin, region or none" },
+	[UC_WL_DESCRIPTION] = { "DESCRIPTION", 0.3, 0, 0, 0, "what the origin means" },
+};
+
+const struct uc_coldef uc_st_cols[UC_ST_NCOLS] = {
+	[UC_ST_COUNT]	= { "COUNT", 6, 1, 1, 1, "violations from this call site and cache since boot" },
+	[UC_ST_REGION]	= { "REGION", 6, 0, 0, 1, "kind of kernel memory involved" },
+	[UC_ST_CACHE]	= { "CACHE", 12, 0, 0, 1, "slab cache name, if any" },
+	[UC_ST_SITE]	= { "SITE", 30, 0, 0, 1, "the kernel code that made the copies, or (other)" },
+};
+
+const struct uc_coldef uc_sg_cols[UC_SG_NCOLS] = {
+	[UC_SG_COUNT]	  = { "COUNT", 5, 1, 1, 1, "incidents (logged copies) from this call site" },
+	[UC_SG_DIRECTION] = { "DIRECTION", 9, 0, 0, 1, "exposure, overwrite, or both" },
+	[UC_SG_REGION]	  = { "REGION", 6, 0, 0, 1, "kind of kernel memory involved" },
+	[UC_SG_CACHE]	  = { "CACHE", 12, 0, 0, 1, "slab cache name, if any" },
+	[UC_SG_SITE]	  = { "SITE", 20, 0, 0, 1, "the kernel code that made the copies" },
+	[UC_SG_START]	  = { "START", 5, 1, 1, 1, "lowest offset copied" },
+	[UC_SG_END]	  = { "END", 5, 1, 1, 1, "highest offset + length copied" },
+	[UC_SG_ORIGIN]	  = { "ORIGIN", 7, 0, 0, 1, "the cache's whitelist origin, or unknown" },
+	[UC_SG_SUGGESTION] = { "SUGGESTION", 0.5, 0, 0, 1, "what to change" },
+};
+
+void uc_cols_default(struct uc_cols *c, const struct uc_coldef *defs, size_t ndefs)
+{
+	size_t i;
+
+	c->n = 0;
+	for (i = 0; i < ndefs && c->n < UC_MAX_COLS; i++)
+		if (defs[i].dflt)
+			c->id[c->n++] = (int)i;
+}
+
+void uc_cols_all(struct uc_cols *c, size_t ndefs)
+{
+	size_t i;
+
+	c->n = 0;
+	for (i = 0; i < ndefs && c->n < UC_MAX_COLS; i++)
+		c->id[c->n++] = (int)i;
+}
+
+int uc_cols_parse(struct uc_cols *c, const struct uc_coldef *defs, size_t ndefs,
+		  const char *list, char *bad, size_t badsize)
+{
+	const char *p = list;
+
+	if (*p == '+')
+		p++;
+	else
+		c->n = 0;
+	do {
+		size_t len = strcspn(p, ","), i;
+		int id = -1;
+
+		for (i = 0; i < ndefs && len; i++)
+			if (strlen(defs[i].name) == len &&
+			    strncasecmp(defs[i].name, p, len) == 0)
+				id = (int)i;
+		if (id < 0) {
+			snprintf(bad, badsize, "%.*s", (int)(len < 64 ? len : 64), p);
+			return -1;
+		}
+		add_col(c->id, &c->n, id);
+		p += len;
+	} while (*p++ == ',');
+	return 0;
+}
+
+int uc_cols_list(const struct uc_output *o, FILE *out,
+		 const struct uc_coldef *defs, size_t ndefs)
+{
+	static const struct uc_coldef meta[] = {
+		{ "NAME", 0, 0, 0, 1, NULL }, { "TYPE", 0, 0, 0, 1, NULL },
+		{ "DESCRIPTION", 0, 0, 0, 1, NULL },
+	};
+	struct uc_cols cols;
+	struct uc_table *t;
+	size_t i;
+	int rc = 0;
+
+	uc_cols_default(&cols, meta, 3);
+	t = uc_table_new(o, out, "columns", meta, &cols);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < ndefs && rc == 0; i++) {
+		const char *cells[] = { defs[i].name, defs[i].number ? "number" : "string",
+					defs[i].help };
+
+		rc = uc_table_add(t, cells);
+	}
+	if (rc == 0)
+		rc = uc_table_print(t);
+	uc_table_free(t);
+	return rc;
+}
+
+struct uc_table {
+	struct libscols_table *tb;
+	struct uc_cols cols;
+	int json;
+};
+
+struct uc_table *uc_table_new(const struct uc_output *o, FILE *out,
+			      const char *name, const struct uc_coldef *defs,
+			      const struct uc_cols *cols)
+{
+	struct uc_table *t = calloc(1, sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return NULL;
+	t->cols = *cols;
+	t->json = o->json;
+	t->tb = scols_new_table();
+	if (!t->tb || scols_table_set_name(t->tb, name) != 0)
+		goto fail;
+	table_setup(t->tb, o, out);
+	for (i = 0; i < cols->n; i++) {
+		const struct uc_coldef *c = &defs[cols->id[i]];
+		struct libscols_column *cl;
+
+		cl = scols_table_new_column(t->tb, c->name, c->whint,
+					    c->right ? SCOLS_FL_RIGHT :
+					    c->whint < 1 ? SCOLS_FL_TRUNC : 0);
+		if (!cl || scols_column_set_json_type(cl, c->number ? NUM : STRG) != 0)
+			goto fail;
+	}
+	return t;
+fail:
+	uc_table_free(t);
+	return NULL;
+}
+
+int uc_table_add(struct uc_table *t, const char *const *cells)
+{
+	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
+	size_t i;
+	int rc;
+
+	if (!ln)
+		return -ENOMEM;
+	for (i = 0; i < t->cols.n; i++) {
+		rc = set_cell(ln, i, cells[t->cols.id[i]], t->json);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * libsmartcols prints nothing of an empty table but in JSON: the heading
+ * of a table with one empty row, then, says what would be there.
+ */
+static int print_heading(struct uc_table *t)
+{
+	FILE *out = scols_table_get_stream(t->tb);
+	char *text = NULL;
+	int rc;
+
+	if (!scols_table_new_line(t->tb, NULL))
+		return -ENOMEM;
+	rc = scols_print_table_to_string(t->tb, &text);
+	scols_table_set_stream(t->tb, out);
+	if (rc || !text) {
+		free(text);
+		return -ENOMEM;
+	}
+	fprintf(out, "%.*s\n", (int)strcspn(text, "\n"), text);
+	free(text);
+	return 0;
+}
+
+int uc_table_print(struct uc_table *t)
+{
+	int rc;
+
+	if (scols_table_is_empty(t->tb) && !t->json &&
+	    !scols_table_is_noheadings(t->tb) && !scols_table_is_export(t->tb))
+		rc = print_heading(t);
+	else
+		rc = print_table(t->tb);
+	if (rc == 0 && fflush(scols_table_get_stream(t->tb)) != 0)
+		rc = -errno;
+	return rc;
+}
+
+void uc_table_free(struct uc_table *t)
+{
+	if (!t)
+		return;
+	scols_unref_table(t->tb);
+	free(t);
 }
 
 /* ---- one-row tables ---------------------------------------------------- */

@@ -248,6 +248,38 @@ static const char *keep_escaped(struct uc_parser *p, const char *val)
 	return keep(p, s, strlen(s));
 }
 
+/*
+ * A string the kernel logged with audit_log_untrustedstring(), under a
+ * field name that libauparse does not know (so auparse_interpret_field()
+ * gives it back as it is): "quoted", or hex-encoded if it has a space, a
+ * quote or a control character (also what prepare() makes of a quoted
+ * value with a space).  Anything else is kept as logged.
+ */
+static const char *keep_untrusted(struct uc_parser *p, const char *val)
+{
+	size_t n = strlen(val), i;
+	char *d;
+
+	if (n >= 2 && val[0] == '"' && val[n - 1] == '"')
+		return keep(p, val + 1, n - 2);
+	if (n == 0 || n % 2 || strspn(val, "0123456789ABCDEFabcdef") != n)
+		return keep(p, val, n);
+	/* decoded in place: half as long as the text */
+	d = (char *)keep(p, val, n);
+	if (!d)
+		return NULL;
+	for (i = 0; i < n / 2; i++) {
+		unsigned hi = (unsigned)(is_digit(val[2 * i]) ? val[2 * i] - '0' :
+					 (val[2 * i] | 0x20) - 'a' + 10);
+		unsigned lo = (unsigned)(is_digit(val[2 * i + 1]) ? val[2 * i + 1] - '0' :
+					 (val[2 * i + 1] | 0x20) - 'a' + 10);
+
+		d[i] = (char)(hi << 4 | lo);
+	}
+	d[n / 2] = '\0';
+	return d;
+}
+
 #define MAX_SECONDS	999999999999999LL
 
 /* The first of each field counts; a bad value anywhere makes the record
@@ -263,6 +295,13 @@ static int set_escaped(struct uc_parser *p, const char **dst, const char *val)
 {
 	if (!*dst)
 		*dst = keep_escaped(p, val);
+	return 0;
+}
+
+static int set_untrusted(struct uc_parser *p, const char **dst, const char *val)
+{
+	if (!*dst)
+		*dst = keep_untrusted(p, val);
 	return 0;
 }
 
@@ -311,7 +350,9 @@ static int set_bool(struct uc_record *r, int *dst, unsigned int flag,
 /*
  * One field (as auparse split it) of a record of @kind into @r: 0, or -1
  * if its value is bad.  Mode changes have op, old, new, old_lock,
- * new_lock, auid, ses and res; the other fields are the incidents'.
+ * new_lock, auid, ses and res, allow changes op, cache, auid, ses and res
+ * (both are CONFIG_CHANGE records, told apart by op once all is read);
+ * the other fields are the incidents'.
  */
 static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 		      const char *name, const char *val)
@@ -325,8 +366,9 @@ static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 			return set_u32(r, &r->auid, UC_HAS_AUID, val);
 		break;
 	case 'c':
-		if (!mc && IS("cache"))
-			return set_str(p, &r->cache, val);
+		if (IS("cache"))
+			return mc ? set_untrusted(p, &r->cache, val) :
+				    set_str(p, &r->cache, val);
 		if (!mc && IS("comm"))
 			return set_escaped(p, &r->comm, val);
 		break;
@@ -377,6 +419,8 @@ static int take_field(struct uc_parser *p, struct uc_record *r, int kind,
 			return set_u64(r, &r->ses, UC_HAS_SES, val);
 		if (!mc && IS("subj"))
 			return set_str(p, &r->subj, val);
+		if (!mc && IS("site"))
+			return set_untrusted(p, &r->site, val);
 		break;
 	case 'u':
 		if (!mc && IS("uid"))
@@ -474,8 +518,14 @@ int uc_parse_line(struct uc_parser *p, const char *line, size_t len,
 		}
 	} while (auparse_next_field(au) > 0);
 
-	if (kind == UC_MODE_CHANGE && (!r->op || strcmp(r->op, "usercopy-mode") != 0))
+	if (kind == UC_MODE_CHANGE && r->op && strcmp(r->op, "usercopy-allow") == 0) {
+		kind = UC_ALLOW_CHANGE;
+		r->kind = UC_ALLOW_CHANGE;
+		kindname = "allow record";
+	} else if (kind == UC_MODE_CHANGE &&
+		   (!r->op || strcmp(r->op, "usercopy-mode") != 0)) {
 		return 0;	/* some other configuration change */
+	}
 	if (!(r->has & UC_HAS_RES) && !bad) {
 		why_set(why, whysize, "incomplete %s (no res=)", kindname);
 		return -1;
@@ -487,6 +537,13 @@ int uc_parse_line(struct uc_parser *p, const char *line, size_t len,
 	if (truncated) {
 		why_set(why, whysize, "malformed %s (unterminated quote)", kindname);
 		return -1;
+	}
+	if (kind == UC_ALLOW_CHANGE) {
+		if (!r->cache) {
+			why_set(why, whysize, "malformed allow record (no cache=)");
+			return -1;
+		}
+		return 1;
 	}
 	if (kind == UC_MODE_CHANGE) {
 		if (!r->old_mode || !r->new_mode) {
@@ -524,11 +581,11 @@ int uc_record_copy(struct uc_record *dst, const struct uc_record *src)
 {
 	const char *const *from[] = {
 		&src->op, &src->region, &src->cache, &src->comm, &src->exe,
-		&src->subj, &src->old_mode, &src->new_mode,
+		&src->subj, &src->site, &src->old_mode, &src->new_mode,
 	};
 	const char **to[] = {
 		&dst->op, &dst->region, &dst->cache, &dst->comm, &dst->exe,
-		&dst->subj, &dst->old_mode, &dst->new_mode,
+		&dst->subj, &dst->site, &dst->old_mode, &dst->new_mode,
 	};
 	size_t i, total = 0, off = 0, n = sizeof(from) / sizeof(from[0]);
 	char *mem;

@@ -1,12 +1,13 @@
 /*
  * usercopyctl - inspect and control the kernel's usercopy hardening
  *
- * The command line and the commands status, mode, lock, report and
- * monitor.  This is the only file that prints errors or exits; see
+ * The command line and the commands status, mode, lock, report, monitor,
+ * whitelist, sites and allow.  This is the only file that prints errors or exits; see
  * usercopyctl.h for the other parts, and usercopyctl(8).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <locale.h>
@@ -85,13 +86,20 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(out, " %s [options] lock [--yes]\n", UC_NAME);
 	fprintf(out, " %s [options] report\n", UC_NAME);
 	fprintf(out, " %s [options] monitor\n", UC_NAME);
+	fprintf(out, " %s [options] whitelist [--origin <list>] [<cache>...]\n", UC_NAME);
+	fprintf(out, " %s [options] sites\n", UC_NAME);
+	fprintf(out, " %s [options] allow [<cache> [--yes]]\n", UC_NAME);
 	fputs("\nShow and control the kernel's usercopy hardening, and list what it caught.\n", out);
 	fputs("\nCommands:\n"
 	      " status                  mode, lock, violations, active checks, latest incidents\n"
 	      " mode [<mode>]           show the mode, or set it\n"
 	      " lock                    keep the mode as it is until the next reboot\n"
 	      " report                  incidents and mode changes from the audit log\n"
-	      " monitor                 incidents as the kernel reports them\n", out);
+	      " monitor                 incidents as the kernel reports them\n"
+	      " whitelist [<cache>...]  the usercopy whitelist of every kmem cache\n"
+	      " sites                   the call sites of the violations since boot\n"
+	      " allow [<cache>]         list the caches the admin whitelisted, or\n"
+	      "                           whitelist one whole until the next reboot\n", out);
 	uc_modes_join(&m, " ", " ", names, sizeof(names));
 	fprintf(out, "\nModes: %s\n", names);
 	fputs("\nOptions:\n"
@@ -112,16 +120,21 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --mode-changes      report: only the mode changes\n"
 	      "     --sort <column>     report: sort by <column>\n"
 	      "     --summary           report: incidents counted by kind\n"
+	      "     --suggest           report: logged incidents by call site, and\n"
+	      "                           what to change in the whitelist\n"
+	      "     --origin <list>     whitelist: only caches of these origins\n"
+	      "                           (flag, kmalloc, admin, region, none)\n"
 	      "     --persist[=<file>]  mode: also set it for the next boots, in\n"
 	      "                           " UC_SYSCTL_D "/" UC_PERSIST_NAME "\n"
-	      " -y, --yes               lock: don't ask for confirmation\n"
+	      " -y, --yes               lock, allow: don't ask for confirmation\n"
 	      " -c, --count <n>         monitor: exit after <n> incidents\n"
 	      " -t, --timeout <sec>     monitor: exit after <sec> seconds\n", out);
 	fputs("\n -h, --help              display this help\n"
 	      " -V, --version           display version\n", out);
 	fputs("\n<time> is YYYY-MM-DD[ HH:MM[:SS]] in local time, @<seconds since\n"
 	      "the epoch>, now, recent (10 minutes ago), today, yesterday or boot.\n", out);
-	fputs("\nAvailable output columns:\n", out);
+	fputs("\nAvailable output columns (of status, report and monitor; see\n"
+	      "'" UC_NAME " -H whitelist', '-H sites', '-H report --suggest' for the others):\n", out);
 	uc_columns_help(out);
 	fputs("\nFor more details see " UC_NAME "(8).\n", out);
 	exit(UC_EXIT_OK);
@@ -132,11 +145,14 @@ static void __attribute__((noreturn)) usage(void)
 enum {
 	OPT_OUTPUT_ALL = 0x100, OPT_SINCE, OPT_UNTIL, OPT_PID, OPT_UID,
 	OPT_PERSIST, OPT_INCIDENTS, OPT_CHANGES, OPT_SORT, OPT_SUMMARY,
-	OPT_TIME_FORMAT
+	OPT_TIME_FORMAT, OPT_SUGGEST, OPT_ORIGIN
 };
 
 /* Which command may use an option. */
-enum { C_STATUS = 1, C_MODE = 2, C_LOCK = 4, C_REPORT = 8, C_MONITOR = 16 };
+enum {
+	C_STATUS = 1, C_MODE = 2, C_LOCK = 4, C_REPORT = 8, C_MONITOR = 16,
+	C_WHITELIST = 32, C_SITES = 64, C_ALLOW = 128
+};
 
 struct opts {
 	struct uc_output out;
@@ -145,7 +161,9 @@ struct opts {
 	size_t nfiles;
 	int persist;
 	const char *persist_file;
-	int yes, summary;
+	int yes, summary, suggest;
+	const char *origins;		/* whitelist --origin */
+	struct uc_cols cols;		/* whitelist, sites, report --suggest */
 	unsigned long count;
 	double timeout;
 	struct {
@@ -194,7 +212,9 @@ static unsigned long parse_user(const char *s)
 	return pw->pw_uid;
 }
 
-static const char *cmd_names[] = { "status", "mode", "lock", "report", "monitor" };
+static const char *cmd_names[] = {
+	"status", "mode", "lock", "report", "monitor", "whitelist", "sites", "allow"
+};
 
 static int parse_command(const char *s)
 {
@@ -285,13 +305,64 @@ static const struct uc_record *latest_at(const struct latest *l, size_t i)
 	return &l->r[(first + i) % STATUS_INCIDENTS];
 }
 
+/* What status says of the whitelist: the caches by origin, the admin's. */
+struct wl_summary {
+	int known;			/* the whitelist could be read */
+	unsigned long total, by_origin[8];
+	int have_allowed;
+	struct uc_allowed allowed;
+};
+
+static void wl_summary_read(struct wl_summary *ws)
+{
+	struct uc_whitelist wl;
+	size_t i, k;
+
+	memset(ws, 0, sizeof(*ws));
+	if (uc_whitelist_read(&wl) != 0)
+		return;
+	ws->known = 1;
+	for (i = 0; i < wl.n; i++)
+		for (k = 0; uc_origins[k] && k < 8; k++)
+			if (strcmp(wl.c[i].origin, uc_origins[k]) == 0)
+				ws->by_origin[k]++;
+	ws->total = wl.n;
+	uc_whitelist_free(&wl);
+	ws->have_allowed = uc_allowed_read(&ws->allowed) == 0;
+}
+
+/* "12 flag, 105 kmalloc, ..." */
+static const char *wl_summary_text(const struct wl_summary *ws, char *buf, size_t size)
+{
+	size_t k, off = 0;
+
+	buf[0] = '\0';
+	for (k = 0; uc_origins[k] && k < 8 && off < size; k++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%lu %s", k ? ", " : "",
+					ws->by_origin[k], uc_origins[k]);
+	return buf;
+}
+
+static const char *allowed_list(const struct wl_summary *ws, const char *sep,
+				char *buf, size_t size)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ws->allowed.n && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s", i ? sep : "",
+					ws->allowed.name[i]);
+	return buf;
+}
+
 static int status_json(const struct uc_state *st, const char *viol,
 		       const struct uc_modes *m, const char *bootmode,
-		       const struct uc_kconfig *kc, const char *log,
-		       int log_ok, int log_errno, const struct latest *l)
+		       const struct uc_kconfig *kc, const struct wl_summary *ws,
+		       const char *log, int log_ok, int log_errno,
+		       const struct latest *l)
 {
 	struct uc_kv *kv = uc_kv_new("status");
-	char list[256], ev[64];
+	char list[256], ev[64], num[24], names[sizeof(ws->allowed.buf)];
 	size_t i, off = 0;
 	int rc;
 
@@ -312,6 +383,17 @@ static int status_json(const struct uc_state *st, const char *viol,
 		uc_kv_add(kv, "stack-frames", UC_V_STRING, uc_kconfig_frames(kc));
 		uc_kv_add(kv, "slab-allocator", UC_V_STRING, uc_kconfig_allocator(kc));
 		uc_kv_add(kv, "whitelisting", UC_V_STRING, uc_kconfig_whitelisting(kc));
+		snprintf(num, sizeof(num), "%lu", ws->total);
+		uc_kv_add(kv, "whitelist-caches", UC_V_NUMBER, ws->known ? num : NULL);
+		for (i = 0; uc_origins[i]; i++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "whitelist-%s", uc_origins[i]);
+			snprintf(num, sizeof(num), "%lu", ws->by_origin[i]);
+			uc_kv_add(kv, key, UC_V_NUMBER, ws->known ? num : NULL);
+		}
+		uc_kv_add(kv, "allowed-caches", UC_V_LIST, ws->known && ws->have_allowed ?
+			  allowed_list(ws, "\n", names, sizeof(names)) : NULL);
 		uc_kv_add(kv, "audit-log", UC_V_STRING, log);
 		uc_kv_add(kv, "audit-log-error", UC_V_STRING, log_errno ? strerror(log_errno) :
 			  log_ok ? NULL : "unreadable");
@@ -345,12 +427,13 @@ static int cmd_status(struct opts *o)
 	struct uc_state st;
 	struct uc_modes m;
 	struct uc_kconfig kc;
+	struct wl_summary ws;
 	int have_viol, log_ok, log_errno = 0, ret;
 	size_t i;
 
 	if (uc_state_read(&st) != 0) {
 		if (o->out.json)
-			return status_json(NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL);
+			return status_json(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL);
 		printf("usercopy: the running kernel has no usercopy control (%s is missing)\n",
 		       uc_sysctl_dir());
 		return UC_EXIT_UNSUPPORTED;
@@ -360,6 +443,7 @@ static int cmd_status(struct opts *o)
 	uc_modes_read(&m);
 	bootmode = uc_boot_mode(&m, boot, sizeof(boot));
 	uc_kconfig_read(&kc);
+	wl_summary_read(&ws);
 
 	log_ok = access(log, R_OK) == 0;
 	if (!log_ok)
@@ -368,7 +452,7 @@ static int cmd_status(struct opts *o)
 		log_ok = 0;
 
 	if (o->out.json) {
-		ret = status_json(&st, have_viol ? viol : NULL, &m, bootmode, &kc,
+		ret = status_json(&st, have_viol ? viol : NULL, &m, bootmode, &kc, &ws,
 				  log, log_ok, log_errno, &l);
 		goto out;
 	}
@@ -394,6 +478,18 @@ static int cmd_status(struct opts *o)
 	printf("  whitelisting:       %s%s\n", uc_kconfig_whitelisting(&kc),
 	       strcmp(uc_kconfig_whitelisting(&kc), "active") == 0 ?
 	       " (usercopy whitelists of kmem caches)" : "");
+	if (ws.known) {
+		char text[256];
+
+		printf("Whitelist:       %lu caches (%s)\n", ws.total,
+		       wl_summary_text(&ws, text, sizeof(text)));
+		if (ws.have_allowed && ws.allowed.n) {
+			char names[sizeof(ws.allowed.buf)];
+
+			printf("Allowed caches:  %s (whitelisted whole by the admin)\n",
+			       allowed_list(&ws, " ", names, sizeof(names)));
+		}
+	}
 	ret = UC_EXIT_OK;
 	if (!log_ok) {
 		printf("\nLatest incidents: %s is not readable%s%s%s\n", log,
@@ -551,12 +647,11 @@ static int cmd_mode(struct opts *o, const char *want)
 	return UC_EXIT_OK;
 }
 
-static int confirm(const char *mode)
+static int confirm(const char *question)
 {
 	char answer[16];
 
-	fprintf(stderr, "Lock the usercopy mode (%s) until the next reboot? "
-		"This cannot be undone. [y/N] ", mode);
+	fputs(question, stderr);
 	fflush(stderr);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return 0;
@@ -567,6 +662,7 @@ static int confirm(const char *mode)
 static int cmd_lock(struct opts *o)
 {
 	struct uc_state st;
+	char question[128];
 	int rc;
 
 	if ((rc = kernel_state(&st)))
@@ -580,7 +676,9 @@ static int cmd_lock(struct opts *o)
 			uc_err("not locking without confirmation: standard input is not a terminal (use --yes)");
 			return UC_EXIT_FAILURE;
 		}
-		if (!confirm(st.mode)) {
+		snprintf(question, sizeof(question), "Lock the usercopy mode (%s) until the "
+			 "next reboot? This cannot be undone. [y/N] ", st.mode);
+		if (!confirm(question)) {
 			printf("not locked\n");
 			return UC_EXIT_FAILURE;
 		}
@@ -618,19 +716,15 @@ static int same_file_before(struct opts *o, size_t i, struct stat *st)
 	return -1;
 }
 
-static int cmd_report(struct opts *o)
+/* Every log of -f (each file once), or the default one: an exit code. */
+static int read_logs(struct opts *o, record_fn fn, void *ctx)
 {
-	struct uc_report *rp;
 	struct stat st;
 	size_t i;
 	int rc = UC_EXIT_OK, j, stdin_used = 0;
 
 	if (o->nfiles == 0)
 		o->files[o->nfiles++] = UC_AUDIT_LOG;
-	rp = uc_report_new(&o->out, o->summary ? UC_INCIDENT : o->filter.kinds,
-			   o->summary, stdout);
-	if (!rp)
-		out_of_memory();
 	for (i = 0; i < o->nfiles; i++) {
 		if (strcmp(o->files[i], "-") == 0) {
 			if (stdin_used++) {
@@ -641,9 +735,68 @@ static int cmd_report(struct opts *o)
 			uc_warn("%s is %s again, read once", o->files[i], o->files[j]);
 			continue;
 		}
-		if (read_log(o->files[i], &o->filter, 0, report_add, rp) != 0)
+		if (read_log(o->files[i], &o->filter, 0, fn, ctx) != 0)
 			rc = UC_EXIT_FAILURE;
 	}
+	return rc;
+}
+
+static int suggest_add(void *ctx, const struct uc_record *r)
+{
+	return uc_suggest_add(ctx, r);
+}
+
+static void proc_warn_bad(const char *path, const struct uc_proc_bad *bad);
+
+static int cmd_suggest(struct opts *o)
+{
+	struct uc_whitelist wl;
+	struct uc_suggest *sg;
+	int rc, have_wl;
+
+	rc = uc_whitelist_read(&wl);
+	have_wl = rc == 0;
+	if (have_wl)
+		proc_warn_bad(wl.path, &wl.bad);
+	else
+		uc_warn("the origins of the caches are unknown: cannot read %s: %s",
+			wl.path, rc == -EBADMSG ? "not in the format of this usercopyctl" :
+			strerror(-rc));
+	sg = uc_suggest_new(have_wl ? &wl : NULL);
+	if (!sg)
+		out_of_memory();
+	o->filter.kinds = UC_INCIDENT;
+	rc = read_logs(o, suggest_add, sg);
+	if (rc == UC_EXIT_OK && (uc_suggest_groups(sg) || o->out.json)) {
+		int e = uc_suggest_print(sg, &o->out, &o->cols, stdout);
+
+		if (e) {
+			uc_err("write error: %s", strerror(-e));
+			rc = UC_EXIT_FAILURE;
+		}
+	}
+	if (rc == UC_EXIT_OK && !uc_suggest_groups(sg)) {
+		uc_err("no matching incidents of log mode (copies that were made)");
+		rc = UC_EXIT_FAILURE;
+	}
+	uc_suggest_free(sg);
+	if (have_wl)
+		uc_whitelist_free(&wl);
+	return rc;
+}
+
+static int cmd_report(struct opts *o)
+{
+	struct uc_report *rp;
+	int rc;
+
+	if (o->suggest)
+		return cmd_suggest(o);
+	rp = uc_report_new(&o->out, o->summary ? UC_INCIDENT : o->filter.kinds,
+			   o->summary, stdout);
+	if (!rp)
+		out_of_memory();
+	rc = read_logs(o, report_add, rp);
 	if (rc == UC_EXIT_OK) {
 		int e = uc_report_finish(rp);
 
@@ -684,6 +837,301 @@ static int cmd_monitor(struct opts *o)
 	return UC_EXIT_OK;
 }
 
+/* ---- whitelist, sites and allow ------------------------------------------ */
+
+/* Say why a /proc/usercopy file cannot be read: the exit code. */
+static int proc_error(const char *path, int err, const char *what)
+{
+	if (err == -ENOENT) {
+		uc_err("the running kernel does not show its %s (%s is missing)", what, path);
+		return UC_EXIT_UNSUPPORTED;
+	}
+	if (err == -EACCES || err == -EPERM)
+		uc_err("cannot read %s: permission denied (it is readable by root only)", path);
+	else if (err == -EBADMSG)
+		uc_err("cannot read %s: not in the format of this usercopyctl (first line)", path);
+	else
+		uc_err("cannot read %s: %s", path, strerror(-err));
+	return UC_EXIT_FAILURE;
+}
+
+static void proc_warn_bad(const char *path, const struct uc_proc_bad *bad)
+{
+	unsigned long i;
+
+	for (i = 0; i < bad->n && i < UC_PROC_BAD_KEPT; i++)
+		uc_warn("%s:%lu: %s, skipped", path, bad->line[i], bad->why[i]);
+	if (bad->n > UC_PROC_BAD_KEPT)
+		uc_warn("%s: %lu more bad lines skipped", path, bad->n - UC_PROC_BAD_KEPT);
+}
+
+static const char *origin_description(const char *origin)
+{
+	static const struct {
+		const char *origin, *text;
+	} d[] = {
+		{ "flag", "created with SLAB_USERCOPY: the whole object" },
+		{ "kmalloc", "a kmalloc cache: the whole object" },
+		{ "admin", "whitelisted whole by the admin (usercopyctl allow, usercopy_allow=)" },
+		{ "region", "the region given to kmem_cache_create_usercopy()" },
+		{ "none", "no whitelist: every copy refused" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (strcmp(origin, d[i].origin) == 0)
+			return d[i].text;
+	return NULL;
+}
+
+/* Is @origin in the comma-separated @list? */
+static int in_list(const char *list, const char *origin)
+{
+	size_t len = strlen(origin);
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && strncmp(p, origin, n) == 0)
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+static int cmd_whitelist(struct opts *o, char **pattern, int npattern)
+{
+	struct uc_whitelist wl;
+	struct uc_table *t;
+	unsigned long shown = 0;
+	size_t i;
+	int rc, j;
+
+	rc = uc_whitelist_read(&wl);
+	if (rc)
+		return proc_error(wl.path, rc, "usercopy whitelist");
+	proc_warn_bad(wl.path, &wl.bad);
+	t = uc_table_new(&o->out, stdout, "whitelist", uc_wl_cols, &o->cols);
+	if (!t)
+		out_of_memory();
+	for (i = 0; i < wl.n && rc == 0; i++) {
+		const struct uc_wl_cache *c = &wl.c[i];
+		const char *cells[UC_WL_NCOLS];
+		char size[24], off[24], usize[24];
+
+		if (o->origins && !in_list(o->origins, c->origin))
+			continue;
+		for (j = 0; j < npattern; j++)
+			if (fnmatch(pattern[j], c->name, 0) == 0)
+				break;
+		if (npattern && j == npattern)
+			continue;
+		snprintf(size, sizeof(size), "%llu", c->size);
+		snprintf(off, sizeof(off), "%llu", c->useroffset);
+		snprintf(usize, sizeof(usize), "%llu", c->usersize);
+		cells[UC_WL_CACHE] = c->name;
+		cells[UC_WL_SIZE] = size;
+		cells[UC_WL_OFFSET] = off;
+		cells[UC_WL_USERSIZE] = usize;
+		cells[UC_WL_ORIGIN] = c->origin;
+		cells[UC_WL_DESCRIPTION] = origin_description(c->origin);
+		rc = uc_table_add(t, cells);
+		shown++;
+	}
+	if (rc == 0 && (shown || o->out.json))
+		rc = uc_table_print(t);
+	uc_table_free(t);
+	uc_whitelist_free(&wl);
+	if (rc) {
+		uc_err("cannot print the whitelist: %s", strerror(-rc));
+		return UC_EXIT_FAILURE;
+	}
+	if (!shown) {
+		uc_err("no matching caches");
+		return UC_EXIT_FAILURE;
+	}
+	return UC_EXIT_OK;
+}
+
+static int cmd_sites(struct opts *o)
+{
+	struct uc_sites s;
+	struct uc_table *t;
+	size_t i;
+	int rc;
+
+	rc = uc_sites_read(&s);
+	if (rc)
+		return proc_error(s.path, rc, "call sites of violations");
+	proc_warn_bad(s.path, &s.bad);
+	t = uc_table_new(&o->out, stdout, "sites", uc_st_cols, &o->cols);
+	if (!t)
+		out_of_memory();
+	for (i = 0; i < s.n && rc == 0; i++) {
+		const struct uc_site *e = &s.s[i];
+		const char *cells[UC_ST_NCOLS];
+		char count[24];
+
+		snprintf(count, sizeof(count), "%llu", e->count);
+		cells[UC_ST_COUNT] = count;
+		cells[UC_ST_REGION] = e->region;
+		cells[UC_ST_CACHE] = e->cache;
+		cells[UC_ST_SITE] = e->site;
+		rc = uc_table_add(t, cells);
+	}
+	/* Also an empty table: its heading says what would be there. */
+	if (rc == 0)
+		rc = uc_table_print(t);
+	uc_table_free(t);
+	uc_sites_free(&s);
+	if (rc) {
+		uc_err("cannot print the sites: %s", strerror(-rc));
+		return UC_EXIT_FAILURE;
+	}
+	return UC_EXIT_OK;
+}
+
+/* The admin's allow list for allow and status: 0, or an exit code after
+ * saying why it cannot be read. */
+static int read_allowed(struct uc_allowed *a)
+{
+	int rc = uc_allowed_read(a);
+
+	if (rc == -ENOENT) {
+		uc_err("the running kernel has no usercopy allow list (%s/allow is missing)",
+		       uc_sysctl_dir());
+		return UC_EXIT_UNSUPPORTED;
+	}
+	if (rc) {
+		uc_err("cannot read %s/allow: %s", uc_sysctl_dir(), strerror(-rc));
+		return UC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void allow_refused(int err, const char *name)
+{
+	struct uc_state st;
+
+	if (err == -EPERM || err == -EACCES) {
+		if (uc_state_read(&st) == 0 && st.locked == 1)
+			uc_err("cannot allow %s: the usercopy configuration is locked until reboot",
+			       name);
+		else
+			uc_err("cannot allow %s: permission denied (CAP_SYS_ADMIN in the initial "
+			       "user namespace is needed; run as root)", name);
+	} else if (err == -EINVAL) {
+		uc_err("cannot allow %s: no cache named %s", name, name);
+	} else if (err == -ENOSPC) {
+		uc_err("cannot allow %s: the kernel has %d caches whitelisted by the admin "
+		       "already, the most it takes", name, UC_MAX_ALLOWED);
+	} else {
+		uc_err("cannot allow %s: %s", name, strerror(-err));
+	}
+}
+
+static int confirm(const char *question);
+
+static int cmd_allow(struct opts *o, const char *name)
+{
+	char path[PATH_MAX], question[512];
+	const struct uc_wl_cache *c = NULL;
+	struct uc_whitelist wl;
+	struct uc_allowed a;
+	struct uc_state st;
+	size_t i;
+	int rc;
+
+	if (name && !uc_cache_name_valid(name)) {
+		uc_err("invalid cache name (empty, longer than %d bytes, or with a space "
+		       "or a control character)", UC_CACHE_NAME_MAX);
+		return UC_EXIT_FAILURE;
+	}
+	if ((rc = kernel_state(&st)))
+		return rc;
+	if ((rc = read_allowed(&a)))
+		return rc;
+	if (!name) {
+		char list[sizeof(a.buf)];
+		struct uc_kv *kv;
+		size_t off = 0;
+
+		if (!o->out.json) {
+			for (i = 0; i < a.n; i++)
+				printf("%s\n", a.name[i]);
+			return UC_EXIT_OK;
+		}
+		list[0] = '\0';
+		for (i = 0; i < a.n; i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						i ? "\n" : "", a.name[i]);
+		kv = uc_kv_new("allow");
+		if (!kv)
+			out_of_memory();
+		uc_kv_add(kv, "caches", UC_V_LIST, list);
+		rc = uc_kv_print_json(kv, stdout);
+		uc_kv_free(kv);
+		if (rc) {
+			uc_err("cannot print the allow list: %s", strerror(-rc));
+			return UC_EXIT_FAILURE;
+		}
+		return UC_EXIT_OK;
+	}
+
+	/* Everything that can be known is checked before asking. */
+	if (uc_allowed_has(&a, name)) {
+		printf("cache %s is whitelisted by the admin already\n", name);
+		return UC_EXIT_OK;
+	}
+	if (st.locked == 1) {
+		uc_err("cannot allow %s: the usercopy configuration is locked until reboot", name);
+		return UC_EXIT_FAILURE;
+	}
+	/* The whitelist, where it can be read (root): does the cache exist? */
+	if (uc_whitelist_read(&wl) == 0) {
+		c = uc_whitelist_find(&wl, name);
+		if (!c) {
+			uc_whitelist_free(&wl);
+			allow_refused(-EINVAL, name);
+			return UC_EXIT_FAILURE;
+		}
+		if (strcmp(c->origin, "region") != 0 && strcmp(c->origin, "none") != 0) {
+			printf("cache %s is whitelisted whole already (%s)\n", name, c->origin);
+			uc_whitelist_free(&wl);
+			return UC_EXIT_OK;
+		}
+		uc_whitelist_free(&wl);
+	}
+	snprintf(path, sizeof(path), "%s/allow", uc_sysctl_dir());
+	if (access(path, W_OK) != 0) {
+		allow_refused(-errno, name);
+		return UC_EXIT_FAILURE;
+	}
+	if (!o->yes) {
+		if (!isatty(STDIN_FILENO)) {
+			uc_err("not allowing %s without confirmation: standard input is not a "
+			       "terminal (use --yes)", name);
+			return UC_EXIT_FAILURE;
+		}
+		snprintf(question, sizeof(question),
+			 "Allow every copy to and from the objects of cache %s until the next "
+			 "reboot? This cannot be undone. [y/N] ", name);
+		if (!confirm(question)) {
+			printf("not allowed\n");
+			return UC_EXIT_FAILURE;
+		}
+	}
+	rc = uc_sysctl_write("allow", name);
+	if (rc) {
+		allow_refused(rc, name);
+		return UC_EXIT_FAILURE;
+	}
+	printf("cache %s whitelisted whole until reboot\n", name);
+	return UC_EXIT_OK;
+}
+
 /* ---- main -------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -706,6 +1154,8 @@ int main(int argc, char **argv)
 		{ "mode-changes", no_argument,	     NULL, OPT_CHANGES },
 		{ "sort",	  required_argument, NULL, OPT_SORT },
 		{ "summary",	  no_argument,	     NULL, OPT_SUMMARY },
+		{ "suggest",	  no_argument,	     NULL, OPT_SUGGEST },
+		{ "origin",	  required_argument, NULL, OPT_ORIGIN },
 		{ "persist",	  optional_argument, NULL, OPT_PERSIST },
 		{ "yes",	  no_argument,	     NULL, 'y' },
 		{ "count",	  required_argument, NULL, 'c' },
@@ -714,17 +1164,20 @@ int main(int argc, char **argv)
 		{ "version",	  no_argument,	     NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const unsigned TABLES = C_STATUS | C_REPORT | C_MONITOR;
+	const unsigned RECORDS = C_STATUS | C_REPORT | C_MONITOR;
+	const unsigned TABLES = RECORDS | C_WHITELIST | C_SITES;
 	const unsigned LOGS = C_REPORT | C_MONITOR;
+	const struct uc_coldef *defs = NULL;
+	size_t ndefs = 0;
 	struct opts o;
 	const char *output = NULL, *sort = NULL;
-	int c, cmd, output_all = 0, list_columns = 0;
+	int c, cmd = 0, output_all = 0, list_columns = 0;
 	size_t i;
 	char *end, bad[80];
 
 	setlocale(LC_ALL, "");
 	memset(&o, 0, sizeof(o));
-	o.filter.kinds = UC_INCIDENT | UC_MODE_CHANGE;
+	o.filter.kinds = UC_ALL_KINDS;
 	o.out.sort_col = -1;
 	uc_columns_default(&o.out);
 
@@ -733,7 +1186,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'J':
 			o.out.json = 1;
-			limit(&o, TABLES | C_MODE, "--json");
+			limit(&o, TABLES | C_MODE | C_ALLOW, "--json");
 			break;
 		case 'n':
 			o.out.noheadings = 1;
@@ -767,7 +1220,7 @@ int main(int argc, char **argv)
 				o.out.time_format = UC_TIME_RAW;
 			else
 				bad_usage("invalid time format: '%s' (use short, iso or raw)", optarg);
-			limit(&o, TABLES, "--time-format");
+			limit(&o, RECORDS, "--time-format");
 			break;
 		case 'f':
 			if (o.nfiles == sizeof(o.files) / sizeof(o.files[0]))
@@ -803,11 +1256,11 @@ int main(int argc, char **argv)
 			limit(&o, LOGS, "--uid");
 			break;
 		case OPT_INCIDENTS:
-			o.filter.kinds &= ~UC_MODE_CHANGE;
+			o.filter.kinds &= ~(UC_MODE_CHANGE | UC_ALLOW_CHANGE);
 			limit(&o, C_REPORT, "--incidents");
 			break;
 		case OPT_CHANGES:
-			o.filter.kinds &= ~UC_INCIDENT;
+			o.filter.kinds &= ~(UC_INCIDENT | UC_ALLOW_CHANGE);
 			limit(&o, C_REPORT, "--mode-changes");
 			break;
 		case OPT_SORT:
@@ -818,6 +1271,27 @@ int main(int argc, char **argv)
 			o.summary = 1;
 			limit(&o, C_REPORT, "--summary");
 			break;
+		case OPT_SUGGEST:
+			o.suggest = 1;
+			limit(&o, C_REPORT, "--suggest");
+			break;
+		case OPT_ORIGIN: {
+			const char *p = optarg;
+
+			do {
+				size_t n = strcspn(p, ",");
+				char word[16];
+
+				snprintf(word, sizeof(word), "%.*s", (int)(n < 15 ? n : 15), p);
+				if (n >= sizeof(word) || !uc_origin_valid(word))
+					bad_usage("invalid origin: '%.*s' (use flag, kmalloc, "
+						  "admin, region or none)", (int)n, p);
+				p += n;
+			} while (*p++ == ',');
+			o.origins = optarg;
+			limit(&o, C_WHITELIST, "--origin");
+			break;
+		}
 		case OPT_PERSIST:
 			o.persist = 1;
 			if (optarg && !*optarg)
@@ -827,7 +1301,7 @@ int main(int argc, char **argv)
 			break;
 		case 'y':
 			o.yes = 1;
-			limit(&o, C_LOCK, "--yes");
+			limit(&o, C_LOCK | C_ALLOW, "--yes");
 			break;
 		case 'c':
 			o.count = parse_number(optarg, "count", ULONG_MAX);
@@ -860,12 +1334,29 @@ int main(int argc, char **argv)
 		bad_usage("--json, --raw and --pairs exclude each other");
 	if (o.out.json && o.out.noheadings)
 		bad_usage("--json does not go with --noheadings");
+	if (optind < argc) {
+		cmd = parse_command(argv[optind]);
+		if (!cmd)
+			bad_usage("unknown command '%s'", argv[optind]);
+	}
+	/* The tables that are not of audit records have columns of their own. */
+	if (cmd == C_WHITELIST) {
+		defs = uc_wl_cols;
+		ndefs = UC_WL_NCOLS;
+	} else if (cmd == C_SITES) {
+		defs = uc_st_cols;
+		ndefs = UC_ST_NCOLS;
+	} else if (cmd == C_REPORT && o.suggest) {
+		defs = uc_sg_cols;
+		ndefs = UC_SG_NCOLS;
+	}
 	if (list_columns) {
 		int rc;
 
-		if (optind < argc)
-			bad_usage("--list-columns takes no command");
-		rc = uc_columns_list(&o.out, stdout);
+		if (cmd & (C_MODE | C_LOCK | C_ALLOW))
+			bad_usage("--list-columns does not go with the %s command", argv[optind]);
+		rc = defs ? uc_cols_list(&o.out, stdout, defs, ndefs) :
+			    uc_columns_list(&o.out, stdout);
 		if (rc) {
 			uc_err("cannot list the columns: %s", strerror(-rc));
 			return UC_EXIT_FAILURE;
@@ -874,23 +1365,32 @@ int main(int argc, char **argv)
 	}
 	if (o.filter.kinds == 0)
 		bad_usage("--incidents and --mode-changes exclude each other");
-	if (optind >= argc)
-		bad_usage("no command given");
-	cmd = parse_command(argv[optind]);
 	if (!cmd)
-		bad_usage("unknown command '%s'", argv[optind]);
+		bad_usage("no command given");
 	for (i = 0; i < o.nused; i++)
 		if (!(o.used[i].cmds & (unsigned)cmd))
 			bad_usage("option %s does not go with the %s command",
 				  o.used[i].name, argv[optind]);
-	if (argc - optind > (cmd == C_MODE ? 2 : 1))
+	if (cmd != C_WHITELIST && argc - optind > (cmd & (C_MODE | C_ALLOW) ? 2 : 1))
 		bad_usage("too many arguments");
+	if (o.yes && cmd == C_ALLOW && argc - optind < 2)
+		bad_usage("--yes needs a cache to allow");
 	if (o.persist && argc - optind < 2)
 		bad_usage("--persist needs a mode to set");
 	if (o.summary && (sort || (o.filter.kinds & UC_INCIDENT) == 0))
 		bad_usage("--summary does not go with --sort or --mode-changes");
+	if (o.suggest && (sort || o.summary || (o.filter.kinds & UC_INCIDENT) == 0))
+		bad_usage("--suggest does not go with --sort, --summary or --mode-changes");
 
-	if (output_all)
+	if (defs) {
+		if (output_all)
+			uc_cols_all(&o.cols, ndefs);
+		else
+			uc_cols_default(&o.cols, defs, ndefs);
+		if (output && uc_cols_parse(&o.cols, defs, ndefs, output, bad, sizeof(bad)) != 0)
+			bad_usage("unknown column: %s", bad);
+		output = NULL;
+	} else if (output_all)
 		uc_columns_all(&o.out);
 	else if (!output && cmd == C_STATUS)
 		uc_columns_parse(&o.out, "TIME,DIRECTION,REGION,CACHE,LENGTH,PID,COMM,ACTION",
@@ -916,7 +1416,13 @@ int main(int argc, char **argv)
 		return cmd_lock(&o);
 	case C_REPORT:
 		return cmd_report(&o);
-	default:
+	case C_MONITOR:
 		return cmd_monitor(&o);
+	case C_WHITELIST:
+		return cmd_whitelist(&o, argv + optind + 1, argc - optind - 1);
+	case C_SITES:
+		return cmd_sites(&o);
+	default:
+		return cmd_allow(&o, argv[optind + 1]);
 	}
 }

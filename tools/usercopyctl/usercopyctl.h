@@ -11,6 +11,9 @@
  *                  libauparse), filters and time parsing
  *   output.c       columns, tables, JSON (all through libsmartcols)
  *   monitor.c      live records from the audit netlink multicast group
+ *   whitelist.c    the kmem caches' usercopy whitelist and the call sites of
+ *                  violations (/proc/usercopy), the admin's allow list
+ *   suggest.c      report --suggest: incidents by call site, what to change
  *   uc-sysctl.h, uc-auditnl.h  reading and writing sysctl files, receiving
  *                  audit records: header only, shared with the guest tests
  *
@@ -31,6 +34,7 @@
 #define UC_SYSCTL_D		"/etc/sysctl.d"
 #define UC_PERSIST_NAME		"90-usercopy.conf"
 #define UC_AUDIT_LOG		"/var/log/audit/audit.log"
+#define UC_PROC_DIR		"/proc/usercopy"
 
 /* Not known to the audit userspace libraries (yet). */
 #define UC_AUDIT_ANOM_USERCOPY	1790
@@ -110,9 +114,87 @@ int uc_persist_prepare(struct uc_persist *p, const char *path, const char *mode,
 int uc_persist_commit(struct uc_persist *p);
 void uc_persist_abort(struct uc_persist *p);
 
+/* ---- whitelist.c ------------------------------------------------------- */
+
+/* USERCOPYCTL_PROC_DIR, else UC_PROC_DIR. */
+const char *uc_proc_dir(void);
+
+/* The origins of a cache's whitelist, as the kernel names them. */
+extern const char *const uc_origins[];	/* NULL-terminated */
+int uc_origin_valid(const char *word);
+
+/* Lines of a /proc/usercopy file that could not be read: the first few. */
+#define UC_PROC_BAD_KEPT	5
+struct uc_proc_bad {
+	unsigned long n;
+	unsigned long line[UC_PROC_BAD_KEPT];
+	char why[UC_PROC_BAD_KEPT][96];
+};
+
+/* One kmem cache of /proc/usercopy/whitelist; strings point into buf. */
+struct uc_wl_cache {
+	const char *name;
+	unsigned long long size, useroffset, usersize;
+	const char *origin;
+};
+struct uc_whitelist {
+	char path[4096];
+	char *buf;
+	struct uc_wl_cache *c;
+	size_t n;
+	struct uc_proc_bad bad;
+};
+/*
+ * Read the whitelist: 0, -errno (of opening or reading it), or -EBADMSG
+ * if its first line is not the header of this format.  Bad lines are
+ * skipped and counted in wl->bad.
+ */
+int uc_whitelist_read(struct uc_whitelist *wl);
+void uc_whitelist_free(struct uc_whitelist *wl);
+/* The first cache of that name, or NULL. */
+const struct uc_wl_cache *uc_whitelist_find(const struct uc_whitelist *wl,
+					    const char *name);
+
+/* One line of /proc/usercopy/sites: region and cache NULL for "-". */
+struct uc_site {
+	unsigned long long count;
+	const char *region, *cache, *site;
+	unsigned long line;	/* in the file: the order of equal counts */
+};
+struct uc_sites {
+	char path[4096];
+	char *buf;
+	struct uc_site *s;
+	size_t n;
+	struct uc_proc_bad bad;
+};
+/* As uc_whitelist_read(); the sites sorted by count, most first. */
+int uc_sites_read(struct uc_sites *s);
+void uc_sites_free(struct uc_sites *s);
+
+/* A cache name the kernel can take: 1..UC_CACHE_NAME_MAX printable
+ * bytes, no space. */
+#define UC_CACHE_NAME_MAX	255
+int uc_cache_name_valid(const char *name);
+/*
+ * The caches the admin whitelisted (kernel.usercopy.allow), at most
+ * UC_MAX_ALLOWED: 0 or -errno.
+ */
+#define UC_MAX_ALLOWED		16
+struct uc_allowed {
+	char buf[UC_MAX_ALLOWED * (UC_CACHE_NAME_MAX + 1) + 2];
+	const char *name[UC_MAX_ALLOWED];
+	size_t n;
+};
+int uc_allowed_read(struct uc_allowed *a);
+int uc_allowed_has(const struct uc_allowed *a, const char *name);
+
 /* ---- records.c --------------------------------------------------------- */
 
-enum uc_kind { UC_INCIDENT = 1, UC_MODE_CHANGE = 2 };
+/* An incident, a change of the mode or lock (op=usercopy-mode), a cache
+ * whitelisted by the admin (op=usercopy-allow). */
+enum uc_kind { UC_INCIDENT = 1, UC_MODE_CHANGE = 2, UC_ALLOW_CHANGE = 4 };
+#define UC_ALL_KINDS	(UC_INCIDENT | UC_MODE_CHANGE | UC_ALLOW_CHANGE)
 
 /* Which numeric fields a record has: a value is never "unset". */
 enum {
@@ -146,6 +228,7 @@ struct uc_record {
 	/* incidents */
 	const char *op;			/* exposure | overwrite */
 	const char *region, *cache, *comm, *exe, *subj;
+	const char *site;		/* the call site (%pS), or NULL */
 	unsigned long long offset, len;
 	unsigned long long suppressed;	/* left out by the kernel's rate limit */
 	unsigned long pid, uid, gid;	/* 32-bit values */
@@ -154,7 +237,7 @@ struct uc_record {
 	unsigned long auid;		/* 32-bit */
 	unsigned long long ses;
 	int res;
-	/* mode changes */
+	/* mode changes (allow changes: cache) */
 	const char *old_mode, *new_mode;
 	int old_lock, new_lock;
 	char *mem;			/* owned copy of the strings, or NULL */
@@ -197,7 +280,7 @@ struct uc_filter {
 	int has_since, has_until, has_pid, has_uid;
 	long long since_ms, until_ms;
 	unsigned long pid, uid;
-	int kinds;		/* UC_INCIDENT | UC_MODE_CHANGE to keep */
+	int kinds;		/* the enum uc_kind bits of the records to keep */
 };
 int uc_filter_match(const struct uc_filter *f, const struct uc_record *r);
 
@@ -223,6 +306,8 @@ struct uc_output {
 	size_t ninc;
 	int mc[UC_MAX_COLS];	/* mode change columns */
 	size_t nmc;
+	int al[UC_MAX_COLS];	/* allow change columns */
+	size_t nal;
 	int sort_col;		/* -1: log order */
 };
 
@@ -253,6 +338,49 @@ int uc_report_finish(struct uc_report *rp);				/* 0, -errno */
 unsigned long long uc_report_count(const struct uc_report *rp);
 void uc_report_free(struct uc_report *rp);
 
+/*
+ * The other tables (whitelist, sites, report --suggest): columns of
+ * their own, chosen with -o as the record columns are, rows of text.
+ */
+struct uc_coldef {
+	const char *name;
+	double whint;
+	int right;		/* right-aligned */
+	int number;		/* a number in JSON */
+	int dflt;		/* shown by default */
+	const char *help;
+};
+struct uc_cols {
+	int id[UC_MAX_COLS];
+	size_t n;
+};
+void uc_cols_default(struct uc_cols *c, const struct uc_coldef *defs, size_t ndefs);
+void uc_cols_all(struct uc_cols *c, size_t ndefs);
+/* As uc_columns_parse(): 0, or -1 with the bad name in @bad. */
+int uc_cols_parse(struct uc_cols *c, const struct uc_coldef *defs, size_t ndefs,
+		  const char *list, char *bad, size_t badsize);
+int uc_cols_list(const struct uc_output *o, FILE *out,
+		 const struct uc_coldef *defs, size_t ndefs);
+
+struct uc_table;
+struct uc_table *uc_table_new(const struct uc_output *o, FILE *out,
+			      const char *name, const struct uc_coldef *defs,
+			      const struct uc_cols *cols);
+/* One row: @cells indexed like the column definitions, NULL for none. */
+int uc_table_add(struct uc_table *t, const char *const *cells);	/* 0, -errno */
+int uc_table_print(struct uc_table *t);					/* 0, -errno */
+void uc_table_free(struct uc_table *t);
+
+/* The columns of whitelist, sites and report --suggest. */
+enum { UC_WL_CACHE, UC_WL_SIZE, UC_WL_OFFSET, UC_WL_USERSIZE, UC_WL_ORIGIN,
+       UC_WL_DESCRIPTION, UC_WL_NCOLS };
+extern const struct uc_coldef uc_wl_cols[UC_WL_NCOLS];
+enum { UC_ST_COUNT, UC_ST_REGION, UC_ST_CACHE, UC_ST_SITE, UC_ST_NCOLS };
+extern const struct uc_coldef uc_st_cols[UC_ST_NCOLS];
+enum { UC_SG_COUNT, UC_SG_DIRECTION, UC_SG_REGION, UC_SG_CACHE, UC_SG_SITE,
+       UC_SG_START, UC_SG_END, UC_SG_ORIGIN, UC_SG_SUGGESTION, UC_SG_NCOLS };
+extern const struct uc_coldef uc_sg_cols[UC_SG_NCOLS];
+
 /* One-row tables ("key: value" objects in JSON) for status and mode. */
 enum uc_value_type { UC_V_STRING, UC_V_NUMBER, UC_V_BOOL, UC_V_LIST };
 struct uc_kv;
@@ -263,6 +391,20 @@ int uc_kv_add(struct uc_kv *kv, const char *key, enum uc_value_type type,
 	      const char *value);
 int uc_kv_print_json(struct uc_kv *kv, FILE *out);
 void uc_kv_free(struct uc_kv *kv);
+
+/* ---- suggest.c --------------------------------------------------------- */
+
+/* Logged incidents by region, cache and call site (@wl: the whitelist,
+ * or NULL if it cannot be read: origins unknown). */
+struct uc_suggest;
+struct uc_suggest *uc_suggest_new(const struct uc_whitelist *wl);
+/* Any record: only the logged incidents count.  0 or -ENOMEM. */
+int uc_suggest_add(struct uc_suggest *sg, const struct uc_record *r);
+unsigned long long uc_suggest_groups(const struct uc_suggest *sg);
+/* The table, most incidents first: 0 or -errno. */
+int uc_suggest_print(struct uc_suggest *sg, const struct uc_output *o,
+		     const struct uc_cols *cols, FILE *out);
+void uc_suggest_free(struct uc_suggest *sg);
 
 /* ---- monitor.c --------------------------------------------------------- */
 

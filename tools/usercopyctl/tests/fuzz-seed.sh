@@ -6,7 +6,7 @@ set -eu
 dir=$1
 fix=$(dirname "$0")/fixtures
 mkdir -p "$dir"
-for f in "$fix"/real-*.log "$fix"/basic.log "$fix"/malformed.log "$fix"/truncated.log; do
+for f in "$fix"/real-*.log "$fix"/basic.log "$fix"/malformed.log "$fix"/truncated.log "$fix"/site.log; do
 	[ -f "$f" ] || continue
 	# usercopy records and mode changes, plus a few others
 	grep -a -e '1790' -e 'usercopy-mode' -e 'CONFIG_CHANGE' "$f" | sort -u |

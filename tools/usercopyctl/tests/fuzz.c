@@ -50,6 +50,7 @@ static void one_line(struct uc_parser *p, const char *line, size_t len)
 			touch(c.comm);
 			touch(c.exe);
 			touch(c.subj);
+			touch(c.site);
 			touch(c.old_mode);
 			touch(c.new_mode);
 			sink += (size_t)uc_filter_match(&f, &c);

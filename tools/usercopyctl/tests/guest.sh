@@ -112,6 +112,69 @@ check "status -J: locked false" grep -q '"locked": false' "$W/out"
 check "status -J: violations" grep -q "\"violations\": $violations0," "$W/out"
 check "status -J: modes available from the kernel" grep -q '"modes-available": \[' "$W/out"
 
+# ---- whitelist, sites, allow (before any cache is allowed) --------------------
+
+# json_balanced FILE: brackets and braces balanced outside strings, one
+# top-level object (busybox has no JSON parser)
+json_balanced() {
+	awk 'BEGIN { RS = "\001" } {
+		d = 0; instr = 0; esc = 0; tops = 0
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (instr) {
+				if (esc) esc = 0
+				else if (c == "\\") esc = 1
+				else if (c == "\"") instr = 0
+				continue
+			}
+			if (c == "\"") instr = 1
+			else if (c == "{" || c == "[") { if (d == 0) tops++; d++ }
+			else if (c == "}" || c == "]") { d--; if (d < 0) exit 1 }
+		}
+		exit !(d == 0 && !instr && tops == 1)
+	}' "$1"
+}
+
+ucc whitelist
+expect 0 "whitelist exits 0"
+check "whitelist: the heading" grep -q '^CACHE  *SIZE  *OFFSET  *USERSIZE  *ORIGIN$' "$W/out"
+ucc whitelist -n -r -o CACHE,ORIGIN uc_buggy_flag
+check "whitelist: uc_buggy_flag, origin flag" [ "$(cat "$W/out")" = "uc_buggy_flag flag" ]
+ucc whitelist -n -r -o CACHE,USERSIZE,ORIGIN uc_buggy_nowl
+check "whitelist: uc_buggy_nowl, origin none" [ "$(cat "$W/out")" = "uc_buggy_nowl 0 none" ]
+ucc whitelist -n -r -o CACHE,OFFSET,USERSIZE,ORIGIN uc_buggy_wl
+check "whitelist: uc_buggy_wl, origin region at offset 32, size 32" [ "$(cat "$W/out")" = "uc_buggy_wl 32 32 region" ]
+ucc whitelist -n -r -o ORIGIN 'kmalloc-*'
+check "whitelist: the kmalloc caches, origin kmalloc" [ "$(sort -u "$W/out")" = kmalloc ]
+ucc whitelist -J
+expect 0 "whitelist -J exits 0"
+check "whitelist -J: balanced JSON" json_balanced "$W/out"
+check "whitelist -J: uc_buggy_wl" grep -q '"cache": "uc_buggy_wl",' "$W/out"
+check "whitelist -J: numbers" grep -q '"usersize": 32,' "$W/out"
+ktap_print_msg "whitelist: $(usercopyctl whitelist -n -r -o ORIGIN | sort | uniq -c | tr -s ' \n' ' ')"
+
+ucc sites
+expect 0 "sites exits 0"
+check "sites: the heading" grep -q '^COUNT  *REGION  *CACHE  *SITE$' "$W/out"
+ucc sites -J
+expect 0 "sites -J exits 0"
+check "sites -J: balanced JSON" json_balanced "$W/out"
+ktap_diag "$W/out"
+
+ucc allow
+expect 0 "allow: the list"
+check "allow: nothing allowed yet" [ ! -s "$W/out" ]
+check "allow: the sysctl is empty" [ -z "$(uc_sysctl allow | tr -d ' \n')" ]
+ucc allow no_such_cache -y
+expect 1 "allow no_such_cache refused"
+check "allow no_such_cache: one line" [ "$(wc -l <"$W/err")" = 1 ]
+check "allow no_such_cache: says why" grep -q '^usercopyctl: cannot allow no_such_cache: no cache named no_such_cache$' "$W/err"
+check "allow no_such_cache: nothing allowed" [ -z "$(uc_sysctl allow | tr -d ' \n')" ]
+ucc allow uc_buggy_nowl
+expect 1 "allow without --yes and without a terminal refused"
+ucc whitelist -n -r -o ORIGIN uc_buggy_nowl
+check "allow refused: uc_buggy_nowl still has no whitelist" [ "$(cat "$W/out")" = none ]
+
 # ---- mode ---------------------------------------------------------------------
 
 ucc mode

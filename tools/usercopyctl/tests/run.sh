@@ -21,6 +21,8 @@ cd "$fix" || exit 1
 
 export TZ=UTC LC_ALL=C
 unset USERCOPYCTL_SYSCTL_DIR USERCOPYCTL_SYSCTL_D USERCOPYCTL_KCONFIG USERCOPYCTL_CMDLINE USERCOPYCTL_STAT
+# No /proc/usercopy unless a test gives one (the host may have it).
+export USERCOPYCTL_PROC_DIR="$T/no-proc"
 # The version (from the Makefile, which reads it from the changelog).
 : "${VERSION:=}" "${CHANGELOG:=$top/../../packaging/debian/changelog}"
 # libsmartcols looks at the terminal width: make it fixed.
@@ -664,6 +666,193 @@ else
 	ktap_test_skip "monitor" "no audit netlink here: $(cat "$T/err")"
 fi
 
+# ---- whitelist, sites, allow, report --suggest, site= ------------------------
+
+export USERCOPYCTL_PROC_DIR=proc
+uc whitelist
+expect 0 "whitelist"
+same "$exp/whitelist.txt" "whitelist: exact table"
+uc whitelist -J
+json_ok "whitelist -J: valid JSON"
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "$T/flat" '{"cache":"uc_buggy_wl","size":128,"offset":32,"usersize":32,"origin":"region"}' \
+	"whitelist -J: numbers as numbers, the origin"
+uc whitelist -n -r -o CACHE --origin none,admin
+[ "$(echo $(cat "$T/out"))" = "uc_buggy_nowl vendor_ring dentry" ] && ktap_test_pass "whitelist --origin: only those origins" ||
+	{ ktap_test_fail "whitelist --origin: only those origins"; ktap_diag "$T/out"; }
+uc whitelist -n -r -o CACHE,ORIGIN 'uc_buggy_*' kmalloc-64
+[ "$(tr '\n' '|' <"$T/out")" = 'uc_buggy_flag flag|uc_buggy_wl region|uc_buggy_nowl none|kmalloc-64 kmalloc|' ] &&
+	ktap_test_pass "whitelist CACHE...: names and patterns" || { ktap_test_fail "whitelist CACHE...: names and patterns"; ktap_diag "$T/out"; }
+uc whitelist no_such_cache
+expect 1 "whitelist: no matching cache exits 1"
+[ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "usercopyctl: no matching caches" ] && ktap_test_pass "whitelist: no matching cache, one line" ||
+	{ ktap_test_fail "whitelist: no matching cache, one line"; ktap_diag "$T/out" "$T/err"; }
+uc whitelist -o +DESCRIPTION -n -r uc_buggy_nowl
+has "$T/out" '^uc_buggy_nowl 96 0 0 none no\\x20whitelist' "whitelist -o +DESCRIPTION"
+bad_usage "whitelist --origin of no origin" whitelist --origin none,sideways
+bad_usage "whitelist: a column of the records" whitelist -o PID
+bad_usage "--origin with sites" sites --origin none
+uc -H whitelist
+has "$T/out" '^USERSIZE *number ' "-H whitelist: its columns"
+
+USERCOPYCTL_PROC_DIR="$T/no-proc" $VG "$bin" whitelist >"$T/out" 2>"$T/err"
+rc=$?
+expect 2 "whitelist without the kernel feature exits 2"
+[ "$(cat "$T/err")" = "usercopyctl: the running kernel does not show its usercopy whitelist ($T/no-proc/whitelist is missing)" ] &&
+	ktap_test_pass "whitelist without the feature: one line" || { ktap_test_fail "whitelist without the feature: one line"; ktap_diag "$T/err"; }
+mkdir -p "$T/proc"
+printf 'cache size\nkmalloc-64 64 0 64 kmalloc\n' >"$T/proc/whitelist"
+USERCOPYCTL_PROC_DIR="$T/proc" $VG "$bin" whitelist >"$T/out" 2>"$T/err"
+rc=$?
+expect 1 "whitelist of another format exits 1"
+[ "$(wc -l <"$T/err")" = 1 ] && has "$T/err" 'not in the format of this usercopyctl' "whitelist of another format: one line" ||
+	{ ktap_test_fail "whitelist of another format: one line"; ktap_diag "$T/err"; }
+{ head -n 1 proc/whitelist
+  echo 'good 64 0 64 kmalloc'
+  echo 'short 64 0 64'
+  echo 'long 64 0 64 kmalloc x'
+  echo 'bad 64 zero 64 kmalloc'
+  echo 'out 64 32 64 region'
+  echo 'odd 64 0 64 sideways'
+  echo 'good2 64 0 0 none'; } >"$T/proc/whitelist"
+USERCOPYCTL_PROC_DIR="$T/proc" $VG "$bin" whitelist -n -r -o CACHE >"$T/out" 2>"$T/err"
+rc=$?
+expect 0 "whitelist with bad lines exits 0"
+[ "$(echo $(cat "$T/out"))" = "good good2" ] && ktap_test_pass "whitelist with bad lines: the good ones" ||
+	{ ktap_test_fail "whitelist with bad lines: the good ones"; ktap_diag "$T/out"; }
+printf '%s\n' "usercopyctl: warning: $T/proc/whitelist:3: too few fields, skipped" \
+	"usercopyctl: warning: $T/proc/whitelist:4: too many fields, skipped" \
+	"usercopyctl: warning: $T/proc/whitelist:5: bad useroffset 'zero', skipped" \
+	"usercopyctl: warning: $T/proc/whitelist:6: region outside the object, skipped" \
+	"usercopyctl: warning: $T/proc/whitelist:7: unknown origin 'sideways', skipped" >"$T/want"
+cmp -s "$T/want" "$T/err" && ktap_test_pass "whitelist with bad lines: one warning each, with its line" ||
+	{ ktap_test_fail "whitelist with bad lines: one warning each, with its line"; diff -u "$T/want" "$T/err" | ktap_diag; }
+if [ -n "$asnobody" ]; then
+	chmod 755 "$T/proc"
+	chmod 400 "$T/proc/whitelist"
+	$asnobody env USERCOPYCTL_PROC_DIR="$T/proc" $VG "$bin" whitelist >"$T/out" 2>"$T/err"
+	rc=$?
+	expect 1 "whitelist as an unprivileged user exits 1"
+	[ "$(cat "$T/err")" = "usercopyctl: cannot read $T/proc/whitelist: permission denied (it is readable by root only)" ] &&
+		ktap_test_pass "whitelist as an unprivileged user: says why" || { ktap_test_fail "whitelist as an unprivileged user: says why"; ktap_diag "$T/err"; }
+else
+	ktap_test_skip "whitelist as an unprivileged user" "not root or no setpriv"
+fi
+
+uc sites
+expect 0 "sites"
+same "$exp/sites.txt" "sites: exact table, most violations first, (other) last"
+uc sites -J
+json_ok "sites -J: valid JSON"
+tr -d '\n' <"$T/out" | sed 's/  */ /g' >"$T/flat"
+has "$T/flat" '"count": 3, "region": "slab", "cache": "uc_buggy_nowl", "site": "nowl_read+0x1a/0x40 \[uc_buggy\]"' \
+	"sites -J: a module's site with its space"
+has "$T/flat" '"count": 41, "region": null, "cache": null, "site": "(other)"' "sites -J: the rest of a full table"
+printf '# violations region cache site\n' >"$T/proc/sites"
+USERCOPYCTL_PROC_DIR="$T/proc" $VG "$bin" sites >"$T/out" 2>"$T/err"
+rc=$?
+expect 0 "sites: none since boot exits 0"
+[ "$(cat "$T/out")" = "COUNT REGION CACHE SITE" ] && ktap_test_pass "sites: none since boot, the heading" ||
+	{ ktap_test_fail "sites: none since boot, the heading"; ktap_diag "$T/out"; }
+printf '# violations region cache site\n3 slab x\nx slab c f+0x1/0x2\n2 slab c  \n1 stack - f+0x1/0x2\n' >"$T/proc/sites"
+USERCOPYCTL_PROC_DIR="$T/proc" $VG "$bin" sites -n -r >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] && [ "$(cat "$T/out")" = "1 stack  f+0x1/0x2" ] && [ "$(wc -l <"$T/err")" = 3 ] &&
+	has "$T/err" "sites:3: bad count 'x', skipped" "sites with bad lines: the good one, a warning each" ||
+	{ ktap_test_fail "sites with bad lines: the good one, a warning each"; ktap_diag "$T/out" "$T/err"; }
+
+# site= and the allow changes in the audit log
+uc report -f site.log
+expect 0 "report: records with site= and allow changes"
+same "$exp/site.txt" "report: SITE column, allow changes table"
+uc report --incidents -n -r -o PID,SITE -f site.log
+has "$T/out" '^400 nowl_read+0x1a/0x40\\x20\[uc_buggy\]$' "report: a hex site= (module) decoded"
+has "$T/out" '^403 usercopy_test_foo+0x12/0x80$' "report: a quoted site="
+has "$T/out" '^407 $' "report: a record without site= (older kernels)"
+uc report -J -f site.log
+json_ok "report -J: site= and allow changes, valid JSON"
+tr -d '\n' <"$T/out" | sed 's/  */ /g' >"$T/flat"
+has "$T/flat" '"type": "allow-change", "time": "2024-12-03T23:56:42.000+00:00", [^}]*"cache": "no such", [^}]*"result": "refused"' \
+	"report -J: a refused allow change, its hex cache decoded"
+uc report --mode-changes -n -r -f site.log
+[ "$(wc -l <"$T/out")" = 2 ] && ktap_test_pass "report --mode-changes: no allow changes" ||
+	{ ktap_test_fail "report --mode-changes: no allow changes"; ktap_diag "$T/out"; }
+
+uc report --suggest -f site.log
+expect 0 "report --suggest"
+same "$exp/suggest.txt" "report --suggest: by call site, most first, with what to change"
+uc report --suggest -J -f site.log
+json_ok "report --suggest -J: valid JSON"
+has "$T/out" '"suggestion": "widen the region (offset 32, size 32) to offset 16, size 64, or fix the caller"' \
+	"report --suggest: a region widened to what was copied"
+uc report --suggest -n -r -o COUNT,CACHE --pid 408 -f site.log
+expect 1 "report --suggest: blocked copies are not suggestions"
+has "$T/err" '^usercopyctl: no matching incidents of log mode' "report --suggest with nothing: one line"
+USERCOPYCTL_PROC_DIR="$T/no-proc" $VG "$bin" report --suggest -n -r -o CACHE,ORIGIN -f site.log >"$T/out" 2>"$T/err"
+has "$T/out" '^uc_buggy_nowl unknown$' "report --suggest without the whitelist: origin unknown"
+has "$T/err" 'warning: the origins of the caches are unknown' "report --suggest without the whitelist: says so"
+bad_usage "--suggest with --summary" report --suggest --summary
+bad_usage "--suggest with a record column" report --suggest -o PID
+uc -H report --suggest
+has "$T/out" '^SUGGESTION *string ' "-H report --suggest: its columns"
+
+# allow, against stand-in files
+fake_kernel enforce 0
+: >"$T/sys/allow.want"
+echo >"$T/sys/allow"
+uc allow
+expect 0 "allow: list"
+[ ! -s "$T/out" ] && ktap_test_pass "allow: nothing allowed, nothing printed" || { ktap_test_fail "allow: nothing allowed, nothing printed"; ktap_diag "$T/out"; }
+uc allow -J
+json_ok "allow -J: valid JSON"
+has "$T/out" '"caches": null' "allow -J: none is null"
+cp "$T/sys/allow" "$T/allow.before"
+# allow_refused DESC ERR ARGS...: exit 1, that one line, the sysctl unchanged
+allow_refused() {
+	desc=$1 want=$2
+	shift 2
+	uc "$@"
+	if [ "$rc" = 1 ] && [ "$(cat "$T/err")" = "$want" ] && cmp -s "$T/allow.before" "$T/sys/allow"; then
+		ktap_test_pass "allow refused: $desc"
+	else
+		ktap_test_fail "allow refused: $desc (exit $rc)"
+		ktap_diag "$T/err" "$T/sys/allow"
+	fi
+}
+allow_refused "no such cache" "usercopyctl: cannot allow no_such_cache: no cache named no_such_cache" allow no_such_cache -y
+allow_refused "a name with a space" "usercopyctl: invalid cache name (empty, longer than 255 bytes, or with a space or a control character)" allow 'a b' -y
+allow_refused "an empty name" "usercopyctl: invalid cache name (empty, longer than 255 bytes, or with a space or a control character)" allow '' -y
+allow_refused "no terminal, no --yes" "usercopyctl: not allowing uc_buggy_nowl without confirmation: standard input is not a terminal (use --yes)" allow uc_buggy_nowl
+echo 1 >"$T/sys/locked"
+allow_refused "locked" "usercopyctl: cannot allow uc_buggy_nowl: the usercopy configuration is locked until reboot" allow uc_buggy_nowl --yes
+echo 0 >"$T/sys/locked"
+bad_usage "allow --yes without a cache" allow --yes
+bad_usage "allow two caches" allow a b
+uc allow uc_buggy_flag --yes
+[ $rc = 0 ] && has "$T/out" '^cache uc_buggy_flag is whitelisted whole already (flag)$' "allow: a cache whitelisted whole already, nothing written" &&
+	cmp -s "$T/allow.before" "$T/sys/allow" || { ktap_test_fail "allow: whitelisted whole already (exit $rc)"; ktap_diag "$T/out" "$T/err"; }
+uc allow uc_buggy_nowl --yes
+expect 0 "allow --yes"
+[ "$(cat "$T/sys/allow")" = uc_buggy_nowl ] && ktap_test_pass "allow --yes: the name written to the sysctl" ||
+	{ ktap_test_fail "allow --yes: the name written to the sysctl"; ktap_diag "$T/sys/allow"; }
+uc allow
+[ "$(cat "$T/out")" = uc_buggy_nowl ] && ktap_test_pass "allow: lists the allowed cache" || { ktap_test_fail "allow: lists the allowed cache"; ktap_diag "$T/out"; }
+uc allow uc_buggy_nowl --yes
+has "$T/out" 'whitelisted by the admin already' "allow: allowed already, says so"
+rm "$T/sys/allow"
+uc allow
+expect 2 "allow: a kernel without the allow list exits 2"
+echo 'uc_buggy_nowl vendor_ring' >"$T/sys/allow"
+export USERCOPYCTL_KCONFIG=config-orc
+uc status -f "$T/empty.log"
+has "$T/out" '^Whitelist:       9 caches (2 flag, 2 kmalloc, 1 admin, 2 region, 2 none)$' "status: the caches by origin"
+has "$T/out" '^Allowed caches:  uc_buggy_nowl vendor_ring (whitelisted whole by the admin)$' "status: the admin's caches"
+uc status -J -f "$T/empty.log"
+json_ok "status -J with the whitelist: valid JSON"
+has "$T/out" '"whitelist-none": 2,' "status -J: the caches by origin"
+unset USERCOPYCTL_KCONFIG USERCOPYCTL_SYSCTL_DIR
+export USERCOPYCTL_PROC_DIR="$T/no-proc"
+
 # ---- man page, completion, audit rules --------------------------------------
 
 if [ -f "$top/usercopyctl.8" ] && grep -q '^\.TH "USERCOPYCTL" "8"' "$top/usercopyctl.8"; then
@@ -697,6 +886,24 @@ if command -v bash >/dev/null; then
 	done
 	[ -z "${missing_c:-}" ] && ktap_test_pass "bash completion: the report options" ||
 		{ ktap_test_fail "bash completion: the report options (missing:$missing_c)"; echo "$out" | ktap_diag; }
+	out=$(PATH="$top:$PATH" USERCOPYCTL_PROC_DIR=proc bash -c '
+		. "$1"
+		COMP_WORDS=(usercopyctl allow ""); COMP_CWORD=2; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl whitelist uc_b); COMP_CWORD=2; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl whitelist --origin re); COMP_CWORD=3; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl sites -o ""); COMP_CWORD=3; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl report --suggest -o SUG); COMP_CWORD=4; _usercopyctl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(usercopyctl ""); COMP_CWORD=1; _usercopyctl; echo "${COMPREPLY[*]}"
+	' sh "$top/usercopyctl.bash-completion" 2>&1)
+	[ "$(echo "$out" | sed -n 1p)" = "uc_buggy_nowl dentry" ] &&
+		ktap_test_pass "bash completion: allow completes the caches without whitelist" ||
+		{ ktap_test_fail "bash completion: allow completes the caches without whitelist"; echo "$out" | ktap_diag; }
+	[ "$(echo "$out" | sed -n 2p)" = "uc_buggy_flag uc_buggy_wl uc_buggy_nowl" ] &&
+		[ "$(echo "$out" | sed -n 3p)" = "region," ] &&
+		echo "$out" | sed -n 4p | grep -qw 'SITE,' && [ "$(echo "$out" | sed -n 5p)" = "SUGGESTION," ] &&
+		echo "$out" | sed -n 6p | grep -qw whitelist && echo "$out" | sed -n 6p | grep -qw allow &&
+		ktap_test_pass "bash completion: whitelist caches and origins, the columns of sites and --suggest, the new commands" ||
+		{ ktap_test_fail "bash completion: whitelist caches and origins, the columns of sites and --suggest, the new commands"; echo "$out" | ktap_diag; }
 fi
 
 rules=$top/../../audit-rules/usercopy.rules

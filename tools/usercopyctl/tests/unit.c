@@ -110,8 +110,8 @@ static void test_columns(void)
 
 	memset(&o, 0, sizeof(o));
 	uc_columns_default(&o);
-	check(o.ninc == 12 && o.nmc == 8, "columns: 12 and 8 by default (%zu, %zu)",
-	      o.ninc, o.nmc);
+	check(o.ninc == 13 && o.nmc == 8 && o.nal == 5,
+	      "columns: 13, 8 and 5 by default (%zu, %zu, %zu)", o.ninc, o.nmc, o.nal);
 	check(uc_columns_parse(&o, "pid,COMM", bad, sizeof(bad)) == 0 && o.ninc == 2 &&
 	      o.nmc == 8, "columns: list, any case; mode changes keep their defaults");
 	check(uc_columns_parse(&o, "+EVENT", bad, sizeof(bad)) == 0 && o.ninc == 3 &&
@@ -125,7 +125,8 @@ static void test_columns(void)
 	check(uc_column_find("TYPE") < 0 && uc_column_find("COUNT") < 0,
 	      "columns: internal columns are not for -o");
 	uc_columns_all(&o);
-	check(o.ninc == 18 && o.nmc == 10, "columns: all (%zu, %zu)", o.ninc, o.nmc);
+	check(o.ninc == 19 && o.nmc == 10 && o.nal == 7, "columns: all (%zu, %zu, %zu)",
+	      o.ninc, o.nmc, o.nal);
 }
 
 /* Parse @text: the result of uc_parse_line, the record in @r. */
@@ -238,6 +239,27 @@ static void test_parser(void)
 	check(parse(INC_HEAD "op=exposure region=slab offset=0 len=1 pid=5 res=1 "
 		    "usercopyctl_eol=x", &r) == 1,
 	      "parser: a field of an unknown name is ignored");
+
+	/* the call site: quoted, or hex-encoded (a module's, with a space) */
+	check(parse(INC_HEAD "op=exposure region=slab offset=0 len=1 "
+		    "site=\"usercopy_test_foo+0x12/0x80\" suppressed=0 pid=5 res=1", &r) == 1 &&
+	      strcmp(r.site, "usercopy_test_foo+0x12/0x80") == 0 && (r.has & UC_HAS_SUPPRESSED),
+	      "parser: quoted site=");
+	check(parse(INC_HEAD "op=exposure region=slab offset=0 len=1 site=6E6F776C5F72656164"
+		    "2B307831612F30783430205B75635F62756767795D pid=5 res=1", &r) == 1 &&
+	      strcmp(r.site, "nowl_read+0x1a/0x40 [uc_buggy]") == 0,
+	      "parser: hex site= decoded (%s)", r.site ? r.site : "NULL");
+	check(parse(INC_GOOD, &r) == 1 && r.site == NULL, "parser: a record without site=");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow "
+		    "cache=\"uc_buggy_nowl\" auid=0 ses=3 res=1", &r) == 1 &&
+	      r.kind == UC_ALLOW_CHANGE && strcmp(r.cache, "uc_buggy_nowl") == 0 &&
+	      r.res == 1 && r.ses == 3, "parser: an allow change");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow "
+		    "cache=6120620A auid=0 ses=3 res=0", &r) == 1 &&
+	      strcmp(r.cache, "a b\n") == 0 && r.res == 0, "parser: an allow change, hex cache=");
+	check(parse("type=CONFIG_CHANGE msg=audit(1.000:1): op=usercopy-allow auid=0 ses=3 res=0",
+		    &r) < 0 && strstr(why, "no cache="), "parser: an allow change without cache= (%s)",
+	      why);
 
 	big = malloc(70000 + sizeof(INC_GOOD) + 16);
 	if (big) {
