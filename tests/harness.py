@@ -31,6 +31,12 @@ CHECK_PLAN = [
      "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
      "expect-off,auditd,violations"),
+    # The kmalloc caches without a whitelist, in log mode: what still
+    # copies from them is listed, the measure of what is left to move.
+    # KUnit: only the test that holds without the kmalloc whitelist.
+    ("orc-kmalloc-strict", "orc", "usercopy_mode=log usercopy_kmalloc=strict "
+     "kunit.filter_glob=usercopy.usercopy_test_user_caches",
+     "expect-log,strict"),
     ("rt-enforce", "rt", "",
      "auditd,kunit,lkdtm,violations,irq,mode-log,violations,irq,"
      "mode-enforce,rawmem,lock"),

@@ -24,6 +24,10 @@
  *	/proc/usercopy/whitelist, the per-site counters, and the admin's
  *	kernel.usercopy.allow (it cannot be undone: run it after the suites
  *	that expect uc_buggy_nowl refused, and before any lock)
+ *   usercopy-test strict	booted with usercopy_kmalloc=strict in log mode:
+ *	the kmalloc caches lost their whitelist, the usercopy-kmalloc ones
+ *	kept it; the callers that still copy from kmalloc caches, from
+ *	/proc/usercopy/sites, as diagnostics
  *   usercopy-test rawmem	/dev/mem and /proc/kcore, which copy raw memory
  *	unchecked, read without a violation
  *   usercopy-test lock		the one-way lock (last: it cannot be undone)
@@ -1047,6 +1051,34 @@ static void expect_whitelist(const char *cache, const char *line)
 	ktap_test_result(!strcmp(got, line), "whitelist: '%s' (got '%s')", line, got);
 }
 
+/*
+ * The memory of the caches whose name starts with @prefix, in KiB, from
+ * /proc/slabinfo (name active num objsize perslab pagesperslab : ... :
+ * slabdata active_slabs num_slabs ...); their number in @caches.
+ */
+static long slab_kib(const char *prefix, int *caches)
+{
+	char name[64], line[512];
+	unsigned long pages, slabs;
+	long kib = 0;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	*caches = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *sd = strstr(line, "slabdata");
+
+		if (strncmp(line, prefix, strlen(prefix)) || !sd ||
+		    sscanf(line, "%63s %*u %*u %*u %*u %lu", name, &pages) != 2 ||
+		    sscanf(sd, "slabdata %*u %lu", &slabs) != 1)
+			continue;
+		kib += slabs * pages * 4;
+		(*caches)++;
+	}
+	if (f)
+		fclose(f);
+	return kib;
+}
+
 /* Read @len bytes of uc_buggy/@file in a child: its exit status or signal. */
 static int child_read(const char *file, size_t len)
 {
@@ -1089,8 +1121,8 @@ static int cmd_whitelist(void)
 {
 	char buf[5000], rec[2048], site[64], allowed[256];
 	const char *want[3];
-	long before;
-	int err;
+	long before, kib;
+	int err, caches;
 
 	if (strcmp(mode(), "enforce")) {
 		ktap_test_result(0, "whitelist: runs in enforce mode (mode %s)", mode());
@@ -1105,6 +1137,7 @@ static int cmd_whitelist(void)
 	expect_whitelist("uc_buggy_wl", "uc_buggy_wl 128 32 32 region");
 	expect_whitelist("uc_buggy_nowl", "uc_buggy_nowl 96 0 0 none");
 	expect_whitelist("kmalloc-64", "kmalloc-64 64 0 64 kmalloc");
+	expect_whitelist("usercopy-kmalloc-64", "usercopy-kmalloc-64 64 0 64 flag");
 
 	before = sysctl_long("violations");
 	ktap_test_result(child_read("flag", 96) == 0 && child_read("flag", 8) == 0,
@@ -1132,6 +1165,17 @@ static int cmd_whitelist(void)
 	ktap_test_result(!strncmp(proc_read("/proc/usercopy/sites"),
 				  "# violations region cache site\n", 31),
 			 "sites: /proc/usercopy/sites has its header");
+
+	/* What memdup_user() returns lives in the user-data caches. */
+	before = sysctl_long("violations");
+	ktap_test_result(child_read("memdup", 64) == 0 && sysctl_long("violations") == before,
+			 "user-data caches: a copy of a memdup_user() object works");
+	audit_drain();
+	ktap_test_result(child_read("memdup", 100) == -SIGKILL,
+			 "user-data caches: a copy past it is refused, process killed");
+	want[0] = "cache=usercopy-kmalloc-64 offset=0 len=100 ";
+	ktap_test_result(audit_wait(AUDIT_ANOM_USERCOPY, want, 1, 3000, rec, sizeof(rec)),
+			 "user-data caches: memdup_user() took from usercopy-kmalloc-64");
 
 	sysctl_read("allow", allowed, sizeof(allowed));
 	ktap_test_result(!strcmp(allowed, "\n"), "allow: empty at first ('%s')", allowed);
@@ -1185,6 +1229,54 @@ static int cmd_whitelist(void)
 	expect_whitelist("uc_buggy_nowl", "uc_buggy_nowl 96 0 96 admin");
 	ktap_test_result(child_read("nowl", 96) == 0,
 			 "allow: the new uc_buggy_nowl is whitelisted as it is created");
+
+	/* The memory the user-data caches take: a measure, not a test. */
+	kib = slab_kib("usercopy-kmalloc-", &caches);
+	ktap_test_result(caches >= 13, "user-data caches: %d usercopy-kmalloc caches", caches);
+	ktap_print_msg("user-data caches: %ld KiB in %d caches", kib, caches);
+	kib = slab_kib("kmalloc-", &caches);
+	ktap_print_msg("kmalloc caches: %ld KiB in %d caches", kib, caches);
+	return ktap_finished();
+}
+
+/* ---- usercopy_kmalloc=strict ------------------------------------------- */
+
+static int cmd_strict(void)
+{
+	char line[256];
+	const char *want[2];
+	const char *sites;
+	int n = -1;
+
+	if (strcmp(mode(), "log") || !strstr(proc_read("/proc/cmdline"), " usercopy_kmalloc=strict")) {
+		ktap_test_result(0, "strict: booted with usercopy_kmalloc=strict in log mode");
+		return ktap_finished();
+	}
+	expect_whitelist("kmalloc-64", "kmalloc-64 64 0 0 none");
+	expect_whitelist("usercopy-kmalloc-64", "usercopy-kmalloc-64 64 0 64 flag");
+	expect_whitelist("uc_buggy_flag", "uc_buggy_flag 96 0 96 flag");
+
+	/* Other copies (the guest's own tty writes) count too: ask by site. */
+	want[0] = " memdup_read+0x";
+	ktap_test_result(child_read("memdup", 64) == 0 &&
+			 !find_line(proc_read("/proc/usercopy/sites"), want, 1, line, sizeof(line)),
+			 "strict: a copy of a memdup_user() object is no violation");
+	kmsg_mark();
+	want[0] = " slab kmalloc-64 slab_read+0x";
+	ktap_test_result(child_read("slab", 64) == 0 &&
+			 find_line(proc_read("/proc/usercopy/sites"), want, 1, line, sizeof(line)),
+			 "strict: a copy of a whole kmalloc-64 object is a violation, allowed in log mode");
+	want[0] = "usercopy: ";
+	want[1] = "exposure of slab object (cache kmalloc-64, offset 0, len 64) by slab_read+0x";
+	ktap_test_result(find_line(kmsg_since(), want, 2, line, sizeof(line)) != NULL,
+			 "strict: the kernel log names kmalloc-64");
+
+	/* The measure: the callers still to move to __GFP_USERCOPY. */
+	sites = proc_read("/proc/usercopy/sites");
+	for (const char *p = sites; p; p = strchr(p + 1, '\n'))
+		n += p[1] != '\0';
+	ktap_print_msg("strict: %d (call site, cache) pairs copy from caches without a whitelist:", n);
+	ktap_diag(sites);
 	return ktap_finished();
 }
 
@@ -1256,10 +1348,12 @@ int main(int argc, char **argv)
 		return cmd_flood(argc > 2 ? atol(argv[2]) : 100000);
 	if (!strcmp(cmd, "whitelist"))
 		return cmd_whitelist();
+	if (!strcmp(cmd, "strict"))
+		return cmd_strict();
 	if (!strcmp(cmd, "rawmem"))
 		return cmd_rawmem();
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock();
-	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|whitelist|rawmem|lock\n");
+	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|whitelist|strict|rawmem|lock\n");
 	return 2;
 }

@@ -13,6 +13,9 @@
  *              a cache created with SLAB_USERCOPY (whitelisted whole)
  *   nowl       read: the same from a 96-byte object of uc_buggy_nowl, a
  *              cache without a whitelist (until the admin allows it)
+ *   memdup     read: memdup_user() of the reader's buffer (up to 64 bytes),
+ *              then copy_to_user() of as much as asked (up to 128) from
+ *              that copy: the report names the cache memdup_user() took
  *   stack      read/write: copy_to_user()/copy_from_user() from/to a
  *              32-byte stack buffer (a write past it smashes the stack:
  *              only in enforce mode)
@@ -105,6 +108,20 @@ static ssize_t nowl_read(struct file *file, char __user *buf, size_t count,
 {
 	count = min_t(size_t, count, 128);
 	return copied(count, copy_to_user(buf, nowl_obj, count));
+}
+
+static ssize_t memdup_read(struct file *file, char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	char *p = memdup_user(buf, min_t(size_t, count, 64));
+	unsigned long left;
+
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	count = min_t(size_t, count, 128);
+	left = copy_to_user(buf, p, count);
+	kfree(p);
+	return copied(count, left);
 }
 
 static void obj_ctor(void *obj)
@@ -297,6 +314,11 @@ static const struct file_operations nowl_fops = {
 	.read = nowl_read,
 };
 
+static const struct file_operations memdup_fops = {
+	.owner = THIS_MODULE,
+	.read = memdup_read,
+};
+
 static const struct file_operations stack_fops = {
 	.owner = THIS_MODULE,
 	.read = stack_read,
@@ -353,6 +375,7 @@ static int __init uc_buggy_init(void)
 	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
 	debugfs_create_file("flag", 0444, dir, NULL, &flag_fops);
 	debugfs_create_file("nowl", 0444, dir, NULL, &nowl_fops);
+	debugfs_create_file("memdup", 0444, dir, NULL, &memdup_fops);
 	debugfs_create_file("stack", 0644, dir, NULL, &stack_fops);
 	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
 	debugfs_create_file("state", 0644, dir, NULL, &state_fops);

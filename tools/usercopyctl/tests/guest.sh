@@ -112,7 +112,7 @@ check "status -J: locked false" grep -q '"locked": false' "$W/out"
 check "status -J: violations" grep -q "\"violations\": $violations0," "$W/out"
 check "status -J: modes available from the kernel" grep -q '"modes-available": \[' "$W/out"
 
-# ---- whitelist, sites, allow (before any cache is allowed) --------------------
+# ---- whitelist, sites, allow (after the whitelist suite allowed uc_buggy_nowl) -
 
 # json_balanced FILE: brackets and braces balanced outside strings, one
 # top-level object (busybox has no JSON parser)
@@ -141,7 +141,9 @@ check "whitelist: the heading" grep -q '^CACHE  *SIZE  *OFFSET  *USERSIZE  *ORIG
 ucc whitelist -n -r -o CACHE,ORIGIN uc_buggy_flag
 check "whitelist: uc_buggy_flag, origin flag" [ "$(cat "$W/out")" = "uc_buggy_flag flag" ]
 ucc whitelist -n -r -o CACHE,USERSIZE,ORIGIN uc_buggy_nowl
-check "whitelist: uc_buggy_nowl, origin none" [ "$(cat "$W/out")" = "uc_buggy_nowl 0 none" ]
+check "whitelist: uc_buggy_nowl, origin admin" [ "$(cat "$W/out")" = "uc_buggy_nowl 96 admin" ]
+ucc whitelist -n -r -o CACHE,USERSIZE,ORIGIN usercopy-kmalloc-64
+check "whitelist: usercopy-kmalloc-64, origin flag" [ "$(cat "$W/out")" = "usercopy-kmalloc-64 64 flag" ]
 ucc whitelist -n -r -o CACHE,OFFSET,USERSIZE,ORIGIN uc_buggy_wl
 check "whitelist: uc_buggy_wl, origin region at offset 32, size 32" [ "$(cat "$W/out")" = "uc_buggy_wl 32 32 region" ]
 ucc whitelist -n -r -o ORIGIN 'kmalloc-*'
@@ -155,7 +157,7 @@ ktap_print_msg "whitelist: $(usercopyctl whitelist -n -r -o ORIGIN | sort | uniq
 
 ucc sites
 expect 0 "sites exits 0"
-check "sites: the heading" grep -q '^COUNT  *REGION  *CACHE  *SITE$' "$W/out"
+check "sites: the heading" grep -q '^ *COUNT  *REGION  *CACHE  *SITE$' "$W/out"
 ucc sites -J
 expect 0 "sites -J exits 0"
 check "sites -J: balanced JSON" json_balanced "$W/out"
@@ -163,17 +165,17 @@ ktap_diag "$W/out"
 
 ucc allow
 expect 0 "allow: the list"
-check "allow: nothing allowed yet" [ ! -s "$W/out" ]
-check "allow: the sysctl is empty" [ -z "$(uc_sysctl allow | tr -d ' \n')" ]
+check "allow: the list is uc_buggy_nowl" [ "$(cat "$W/out")" = uc_buggy_nowl ]
 ucc allow no_such_cache -y
 expect 1 "allow no_such_cache refused"
 check "allow no_such_cache: one line" [ "$(wc -l <"$W/err")" = 1 ]
 check "allow no_such_cache: says why" grep -q '^usercopyctl: cannot allow no_such_cache: no cache named no_such_cache$' "$W/err"
-check "allow no_such_cache: nothing allowed" [ -z "$(uc_sysctl allow | tr -d ' \n')" ]
-ucc allow uc_buggy_nowl
-expect 1 "allow without --yes and without a terminal refused"
-ucc whitelist -n -r -o ORIGIN uc_buggy_nowl
-check "allow refused: uc_buggy_nowl still has no whitelist" [ "$(cat "$W/out")" = none ]
+check "allow no_such_cache: nothing more allowed" [ "$(uc_sysctl allow)" = uc_buggy_nowl ]
+none=$(usercopyctl whitelist -n -r -o CACHE --origin none | head -n 1)
+ucc allow "$none"
+expect 1 "allow $none without --yes and without a terminal refused"
+ucc whitelist -n -r -o ORIGIN "$none"
+check "allow refused: $none still has no whitelist" [ "$(cat "$W/out")" = none ]
 
 # ---- mode ---------------------------------------------------------------------
 
