@@ -45,8 +45,8 @@ ipc="eventfd fifo futex mq msg pipe pipeherd sem sem-sysv shm shm-sysv sigq sign
 #   opcode		executes random instructions: QEMU's TCG takes one of
 #			them for an access by the kernel, and the guest oopses
 #			("supervisor read access in user mode", RIP in user space)
-# stress-ng itself leaves out cpu-online, mlockmany and smi without
-# --pathological, and bad-ioctl runs only without root.  Stressors that
+# stress-ng itself leaves out cpu-online, mlockmany, smi and sysinval
+# without --pathological; bad-ioctl and spawn run only without root.  Stressors that
 # find no device or protocol here (kvm, tun, dccp, sctp, swap, loop...)
 # skip themselves: they stay, for kernels that have them.
 exclude="bigheap oom-pipe softlockup watchdog opcode"
@@ -189,7 +189,7 @@ for class in $classes; do
 		# Nothing ran: why, in stress-ng's words (a stressor that
 		# skipped itself, or stress-ng that did not start).
 		if ! [ -s "$work/$class-$i.ran" ]; then
-			why=$(grep -E 'skip|fail:|error:' "$work/$class-$i.log" |
+			why=$(grep -E 'skip|disabled|fail:|error:' "$work/$class-$i.log" |
 				grep -v 'debug:' | head -3 |
 				sed 's/^stress-ng: [a-z]*: *\[[0-9]*\] //' | tr '\n' ' ')
 			ktap_print_msg "stress-ng$b ran nothing: ${why:-no bogo-ops}"
@@ -197,6 +197,8 @@ for class in $classes; do
 		cat "$work/$class-$i.kmsg" >>"$work/$class.kmsg"
 		# stress-ng names the stressor whose process died of SIGKILL
 		grep -h 'terminated on signal: 9' "$work/$class-$i.log" >>"$work/$class.sigkill"
+		# stress-ng -v's logs add up in a long sweep, in memory
+		rm -f "$work/$class-$i.log"
 		[ "$v_batch" = 0 ] && ! grep -q 'usercopy: ' "$work/$class-$i.kmsg" && continue
 		v=$((v + v_batch))
 		ktap_print_msg "stress-ng $class batch $i ($b ): $v_batch violations"
