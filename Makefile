@@ -203,7 +203,7 @@ check: deps static guests
 
 # make stress [VARIANTS=orc] [STRESS_APPEND='STRESS_TIMEOUT=5']: every
 # stress-ng stressor that can run in the guest, alone, in log mode and in
-# enforce mode on each variant (tests/guest/stress.sh; about 13 minutes
+# enforce mode on each variant (tests/guest/stress.sh; 13-18 minutes
 # a boot under TCG), then a table of the sweeps and of every violation.
 # STRESS_APPEND: more kernel command line, such as the sweep's settings
 # or uctest.stress=list:NAME,... (only those stressors).

@@ -53,7 +53,7 @@ CHECK_PLAN = [
 ]
 
 # Test plan of `make stress` (--plan stress): the long stress-ng sweep,
-# each stressor alone, one boot per mode (each about 13 minutes under
+# each stressor alone, one boot per mode (each 13-18 minutes under
 # TCG).
 STRESS_PLAN = [
     (f"{v}-stress-long-{m}", v, "uctest.stress=long", f"mode-{m},stress")
