@@ -3,6 +3,7 @@
 #   make          build the admin tool (tools/usercopyctl)
 #   make demo     build, boot the patched kernel in QEMU, show an attack
 #   make check    every test: static checks, kernel builds, guest boots
+#   make stress   the long stress-ng sweep: no false positives (not in check)
 #   make bench    instruction counts of the usercopy paths (QEMU -icount)
 #   make bench-trace  the same for one system call, function by function
 #
@@ -44,7 +45,7 @@ GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
 SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
 
-.PHONY: all tools deb deps demo check bench bench-trace kernels guests static dev-tree \
+.PHONY: all tools deb deps demo check stress bench bench-trace kernels guests static dev-tree \
 	export-patches bisect-check jump-label-repro clean distclean
 
 all: tools
@@ -199,6 +200,19 @@ check: deps static guests
 		--tap sparse=$(B)/logs/sparse.tap \
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap \
 		--tap packaging=$(B)/logs/packaging.tap
+
+# make stress [VARIANTS=orc] [STRESS_APPEND='STRESS_TIMEOUT=5']: every
+# stress-ng stressor that can run in the guest, alone, in log mode and in
+# enforce mode on each variant (tests/guest/stress.sh; 13-18 minutes
+# a boot under TCG), then a table of the sweeps and of every violation.
+# STRESS_APPEND: more kernel command line, such as the sweep's settings
+# or uctest.stress=list:NAME,... (only those stressors).
+STRESS_APPEND ?=
+stress: deps guests
+	@python3 tests/harness.py --plan stress --timeout 3600 \
+		--kernel-dir $(B)/guest --logdir $(B)/logs \
+		--variants $(shell echo $(VARIANTS) | tr ' ' ,) \
+		--append '$(STRESS_APPEND)'
 
 # make bench [BENCH_UNW=orc] [BENCH_ROWS='udp/*,xattr-*'] [BENCH_BUDGET=N]
 # BENCH_ROWS: fnmatch patterns of the rows to run (ucbench.c names them);

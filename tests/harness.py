@@ -43,9 +43,25 @@ CHECK_PLAN = [
     ("slab-enforce", "slab", "",
      "auditd,kunit,lkdtm,violations,mode-log,violations,mode-enforce,"
      "whitelist,rawmem"),
+    # No false positives: a stress-ng sweep in log mode, then in enforce
+    # mode (tests/guest/stress.sh), on each unwinder and allocator.
+    ("orc-stress", "orc", "", "mode-log,stress,mode-enforce,stress"),
+    ("rt-stress", "rt", "", "mode-log,stress,mode-enforce,stress"),
+    ("slab-stress", "slab", "", "mode-log,stress,mode-enforce,stress"),
     # Not in `make check`: `make jump-label-repro`, the unpatched kernel.
     ("jump-label-vanilla", "vanilla", "", "jump-label"),
 ]
+
+# Test plan of `make stress` (--plan stress): the long stress-ng sweep,
+# each stressor alone, one boot per mode (each 13-18 minutes under
+# TCG).
+STRESS_PLAN = [
+    (f"{v}-stress-long-{m}", v, "uctest.stress=long", f"mode-{m},stress")
+    for v in ("orc", "rt", "slab") for m in ("log", "enforce")
+]
+PLANS = {"check": CHECK_PLAN, "stress": STRESS_PLAN}
+STRESS_SUMMARY = re.compile(r"^# stress summary: (.*)$")
+STRESS_VIOLATION = "# stress violation: "
 
 with open(os.path.join(HERE, "lib", "oops.ere")) as f:
     TROUBLE = re.compile("|".join(l.rstrip("\n") for l in f if l.strip()))
@@ -193,6 +209,35 @@ def boot(name, kernel, initrd, append, logdir, timeout, accel):
     return res, secs
 
 
+def stress_lines(name, tap, sweeps, violations):
+    """Collect a boot's "# stress summary: k=v..." and "# stress
+    violation: ..." lines (tests/guest/stress.sh)."""
+    if not os.path.exists(tap):
+        return
+    with open(tap, errors="replace") as f:
+        for line in f:
+            m = STRESS_SUMMARY.match(line.rstrip("\n"))
+            if m:
+                sweeps.append(dict([("boot", name)] + [
+                    kv.split("=", 1) for kv in m.group(1).split()]))
+            elif line.startswith(STRESS_VIOLATION):
+                violations.append((name, line[len(STRESS_VIOLATION):].strip()))
+
+
+def stress_table(rows, violations):
+    """The sweeps of tests/guest/stress.sh: one row per boot, mode and
+    class, then every report of a violation a stressor caused."""
+    cols = ("boot", "mode", "class", "stressors", "ran", "violations",
+            "kills", "seconds")
+    print("# stress-ng sweeps:")
+    table = [cols] + [tuple(r.get(c, "") for c in cols) for r in rows]
+    widths = [max(len(t[i]) for t in table) for i in range(len(cols))]
+    for t in table:
+        print("#   " + "  ".join(v.ljust(w) for v, w in zip(t, widths)).rstrip())
+    for where, line in violations:
+        print(f"# [{where}] {line}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel-dir", required=True,
@@ -204,6 +249,10 @@ def main():
     ap.add_argument("--tap", action="append", default=[],
                     help="host TAP file to count too (name=path)")
     ap.add_argument("--only", help="run only the boots whose name has this")
+    ap.add_argument("--plan", choices=sorted(PLANS), default="check",
+                    help="the boots to run: make check's or make stress's")
+    ap.add_argument("--append", default="",
+                    help="more kernel command line for every boot")
     args = ap.parse_args()
 
     os.makedirs(args.logdir, exist_ok=True)
@@ -221,12 +270,15 @@ def main():
         total.merge(r)
 
     variants = args.variants.split(",")
-    for name, variant, extra, suites in CHECK_PLAN:
+    sweeps, violations = [], []
+    for name, variant, extra, suites in PLANS[args.plan]:
         if variant not in variants or (args.only and args.only not in name):
             continue
         vdir = os.path.join(args.kernel_dir, variant)
+        # --append before the plan's: the guest's /init takes the first
+        # of a name (uctest.stress=list:... over the plan's long).
         append = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
-                  f"audit=1 uctest={suites} "
+                  f"audit=1 {args.append} uctest={suites} "
                   f"uctest.variant={variant} {extra}").strip()
         r, secs = boot(name, os.path.join(vdir, "bzImage"),
                        os.path.join(vdir, "initramfs.cpio.gz"), append,
@@ -235,6 +287,11 @@ def main():
         print(f"# boot {name}: {r.passed} passed, {r.failed} failed, "
               f"{r.skipped} skipped ({secs:.0f} s)", flush=True)
         total.merge(r)
+        stress_lines(name, os.path.join(args.logdir, name + ".tap"),
+                     sweeps, violations)
+
+    if args.plan == "stress" or violations:
+        stress_table(sweeps, violations)
 
     print(f"1..{ktap.n}")
     for where, ok, desc in total.results:

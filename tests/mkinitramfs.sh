@@ -5,7 +5,7 @@
 # kernel modules KMOD (the buggy test module; the KUnit tests where they
 # are a module), the static test programs in GUESTBIN, and the
 # dynamically linked admin tools (usercopyctl from TOOLDIR, auditd,
-# auditctl) with the shared libraries they need.  KMOD and TOOLDIR may be
+# auditctl) and stress-ng with the shared libraries they need.  KMOD and TOOLDIR may be
 # "-" for a guest without them (the benchmark's).
 set -euo pipefail
 
@@ -31,6 +31,7 @@ install -m 644 "$here/guest/lib.sh" "$root/usr/share/uctest/lib.sh"
 install -m 644 "$here/lib/ktap.sh" "$here/lib/sysctl.sh" "$here/lib/oops.ere" \
 	"$root/usr/share/uctest/"
 [ -f "$here/guest/demo.sh" ] && install -m 644 "$here/guest/demo.sh" "$root/usr/share/uctest/demo.sh"
+install -m 644 "$here/guest/stress.sh" "$root/usr/share/uctest/stress.sh"
 [ -f "$here/../tools/usercopyctl/tests/guest.sh" ] &&
 	install -m 644 "$here/../tools/usercopyctl/tests/guest.sh" "$root/usr/share/uctest/usercopyctl.sh"
 if [ "$kmod" != - ]; then
@@ -50,6 +51,12 @@ copy_dyn() { # copy_dyn PROGRAM DESTDIR
 	done
 }
 [ "$tooldir" != - ] && copy_dyn "$tooldir/usercopyctl" usr/sbin
+# The false positive sweep (stress.sh), in the test guests only: its
+# libraries are 25 MB, a tenth of the benchmark guest's memory.
+if [ "$tooldir" != - ]; then
+	sng=$(command -v stress-ng) || die "stress-ng not found (apt-get install stress-ng)"
+	copy_dyn "$sng" usr/bin
+fi
 copy_dyn /sbin/auditd sbin
 copy_dyn /sbin/auditctl sbin
 for lib in /lib/x86_64-linux-gnu/libnss_files.so.2; do

@@ -121,6 +121,11 @@ ktap_test_result "harness: a warning in the console is trouble" harness '
 assert harness.TROUBLE.search("[ 1.0] WARNING: CPU: 0 PID: 1 at mm/usercopy.c:99")'
 ktap_test_result "harness: LKDTM's 'lacked Oops' is not trouble" harness '
 assert not harness.TROUBLE.search("[ 1.0] lkdtm: copy_to_user failed, but lacked Oops")'
+ktap_test_result "harness: the kernel's general protection fault is trouble" harness '
+assert harness.TROUBLE.search("[ 1.0] general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] SMP")
+assert harness.TROUBLE.search("[ 1.0] general protection fault: 0000 [#1] SMP")'
+ktap_test_result "harness: a program's general protection fault is not trouble" harness '
+assert not harness.TROUBLE.search("[ 1.0] traps: stress-ng-pthre[3476] general protection fault ip:56073ac332f2 sp:7f5a4112bd40 error:0 in stress-ng[56073a9d8000+50b000]")'
 ktap_test_result "harness: KUnit subtest lines are counted" harness '
 m = harness.KTAP_SUB.match("[    0.9]     ok 3 usercopy_test_bogus")
 assert m and m.group(2) == "usercopy_test_bogus"'
