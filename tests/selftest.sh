@@ -115,6 +115,22 @@ ktap_test_result "harness: numbered KTAP lines counted, the plan is not a result
 r = harness.Result()
 harness.parse_tap("t", "TAP version 13\nok 1 a\nnot ok 2 b\nok 3 c # SKIP no\n1..3\n", r)
 assert r.results == [("t", True, "a"), ("t", False, "b"), ("t", None, "c # SKIP no")]'
+# KVM is used only when a guest kernel runs under it: a /dev/kvm that
+# opens but never runs a vCPU (QEMU keeps running, silent) means TCG.
+mkdir -p "$w/qemu-hangs" "$w/qemu-boots"
+printf '#!/bin/sh\nexec sleep 30\n' >"$w/qemu-hangs/qemu-system-x86_64"
+printf '#!/bin/sh\necho "Linux version 6.1.0"\nexec sleep 30\n' >"$w/qemu-boots/qemu-system-x86_64"
+chmod +x "$w"/qemu-*/qemu-system-x86_64
+touch "$w/bzImage"
+kvm_probe() { # kvm_probe FAKE-QEMU-DIR: what the probe decides
+	PATH="$w/$1:$PATH" harness "
+harness.KVM_DEV = '$w/bzImage'
+print('kvm' if harness.kvm_works('$w/$1/accel', '$w/bzImage', wait=2) else 'tcg')"
+}
+ktap_test_result "harness: a KVM that never runs the guest means TCG" \
+	test "$(kvm_probe qemu-hangs)" = tcg
+ktap_test_result "harness: a KVM that boots the guest is used" \
+	test "$(kvm_probe qemu-boots)" = kvm
 ktap_test_result "harness: an oops in the console is trouble" harness '
 assert harness.TROUBLE.search("[ 1.0] Oops: 0000 [#1] SMP")'
 ktap_test_result "harness: a warning in the console is trouble" harness '

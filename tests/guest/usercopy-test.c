@@ -339,6 +339,9 @@ static const struct scenario scenarios[] = {
 	{ "leak-fixed", "fixed", 0, 64, 32,
 	  "exposure of object of known size (offset 0, len 64)",
 	  "op=exposure region=object cache=? offset=0 len=64 ", 1, 0 },
+	{ "leak-bounce", "bounce", 0, 64, 32,
+	  "exposure of object of known size (offset 0, len 64)",
+	  "op=exposure region=object cache=? offset=0 len=64 ", 1, 0 },
 };
 
 static void run_scenario(const struct scenario *s, const char *m)
@@ -1114,6 +1117,41 @@ static int allow_userns_root(void)
 	return sysctl_write("allow", "uc_buggy_nowl", 13);
 }
 
+/*
+ * pread() (@out 0) or pwrite() @len bytes at @off of uc_buggy/bounce in a
+ * child: its exit status or signal.
+ */
+static int child_bounce(int out, off_t off, size_t len)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char buf[128] = "";
+		int fd = open(BUGGY "bounce", out ? O_WRONLY : O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : out ? pwrite(fd, buf, len, off) :
+						pread(fd, buf, len, off);
+
+		_exit(n == (ssize_t)len ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* Whether 16 bytes written at offset 8 of uc_buggy/bounce read back. */
+static int bounce_roundtrip(void)
+{
+	const char text[16] = "0123456789abcdef";
+	char back[16] = "";
+	int fd = open(BUGGY "bounce", O_RDWR);
+	int ok = fd >= 0 && pwrite(fd, text, 16, 8) == 16 &&
+		 pread(fd, back, 16, 8) == 16 && !memcmp(text, back, 16);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 static void hex(char *out, const char *s)
 {
 	while (*s)
@@ -1179,6 +1217,19 @@ static int cmd_whitelist(void)
 	want[0] = "cache=usercopy-kmalloc-64 offset=0 len=100 ";
 	ktap_test_result(audit_wait(AUDIT_ANOM_USERCOPY, want, 1, 3000, rec, sizeof(rec)),
 			 "user-data caches: memdup_user() took from usercopy-kmalloc-64");
+
+	/* A field of an object without a whitelist, through a bounce buffer. */
+	before = sysctl_long("violations");
+	ktap_test_result(child_bounce(0, 0, 32) == 0 && child_bounce(0, 16, 16) == 0 &&
+			 child_bounce(1, 0, 32) == 0 && sysctl_long("violations") == before,
+			 "bounce: copies inside the 32-byte field of a uc_buggy_nowl object work, uncounted");
+	ktap_test_result(bounce_roundtrip(), "bounce: what is written is read back");
+	ktap_test_result(child_bounce(0, 16, 17) == -SIGKILL,
+			 "bounce: a read that leaves the field is refused, process killed");
+	ktap_test_result(child_bounce(1, 0, 33) == -SIGKILL,
+			 "bounce: a write that leaves the field is refused, process killed");
+	ktap_test_result(sysctl_long("violations") == before + 2,
+			 "bounce: both are counted (%ld)", sysctl_long("violations") - before);
 
 	sysctl_read("allow", allowed, sizeof(allowed));
 	ktap_test_result(!strcmp(allowed, "\n"), "allow: empty at first ('%s')", allowed);
@@ -1250,7 +1301,8 @@ static int cmd_strict(void)
 	char line[256];
 	const char *want[2];
 	const char *sites;
-	int n = -1;
+	char val[32];
+	int n = 0, ok;
 
 	if (strcmp(mode(), "log") || !strstr(proc_read("/proc/cmdline"), " usercopy_kmalloc=strict")) {
 		ktap_test_result(0, "strict: booted with usercopy_kmalloc=strict in log mode");
@@ -1275,11 +1327,30 @@ static int cmd_strict(void)
 	ktap_test_result(find_line(kmsg_since(), want, 2, line, sizeof(line)) != NULL,
 			 "strict: the kernel log names kmalloc-64");
 
-	/* The measure: the callers still to move to __GFP_USERCOPY. */
+	/* debugfs attribute files (simple_attr) bounce their buffers. */
+	ok = !uc_file_read("/sys/kernel/debug/fault_around_bytes", val, sizeof(val)) &&
+	     val[0] && !write_file("/sys/kernel/debug/fault_around_bytes", val);
+	want[0] = " simple_attr_";
+	ktap_test_result(ok && !find_line(proc_read("/proc/usercopy/sites"), want, 1, line,
+					  sizeof(line)),
+			 "strict: a debugfs attribute is read and written with no violation");
+
+	/*
+	 * The callers left to move to __GFP_USERCOPY: after a boot and the
+	 * tests, none but the test module's.
+	 */
 	sites = proc_read("/proc/usercopy/sites");
-	for (const char *p = sites; p; p = strchr(p + 1, '\n'))
-		n += p[1] != '\0';
-	ktap_print_msg("strict: %d (call site, cache) pairs copy from caches without a whitelist:", n);
+	ok = 1;
+	for (const char *p = sites, *end; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (*p == '#')
+			continue;
+		n++;
+		if (!memmem(p, end - p, "[uc_buggy]", 10))
+			ok = 0;
+	}
+	ktap_test_result(ok, "strict: every copy from a cache without a whitelist was the test module's (%d sites)",
+			 n);
 	ktap_diag(sites);
 	return ktap_finished();
 }

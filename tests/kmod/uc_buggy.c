@@ -13,6 +13,10 @@
  *              a cache created with SLAB_USERCOPY (whitelisted whole)
  *   nowl       read: the same from a 96-byte object of uc_buggy_nowl, a
  *              cache without a whitelist (until the admin allows it)
+ *   bounce     read/write: copy_to_user_bounce()/copy_from_user_bounce()
+ *              at the file offset of the 32-byte name field of the
+ *              uc_buggy_nowl object (bytes 32-63); a copy past the field
+ *              is refused in every mode
  *   memdup     read: memdup_user() of the reader's buffer (up to 64 bytes),
  *              then copy_to_user() of as much as asked (up to 128) from
  *              that copy: the report names the cache memdup_user() took
@@ -44,6 +48,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/usercopy_bounce.h>
 
 #define SECRET		0x5a
 #define WL_SIZE		128
@@ -108,6 +113,31 @@ static ssize_t nowl_read(struct file *file, char __user *buf, size_t count,
 {
 	count = min_t(size_t, count, 128);
 	return copied(count, copy_to_user(buf, nowl_obj, count));
+}
+
+/* The uc_buggy_nowl object as a record: only its name is for user space. */
+struct nowl_rec {
+	char head[32];
+	char name[32];
+	char tail[OBJ_SIZE - 64];
+};
+
+static ssize_t bounce_read(struct file *file, char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	struct nowl_rec *rec = (struct nowl_rec *)nowl_obj;
+
+	count = min_t(size_t, count, 128);
+	return copied(count, copy_to_user_bounce(buf, rec->name, *ppos, count));
+}
+
+static ssize_t bounce_write(struct file *file, const char __user *buf,
+			    size_t count, loff_t *ppos)
+{
+	struct nowl_rec *rec = (struct nowl_rec *)nowl_obj;
+
+	count = min_t(size_t, count, 128);
+	return copied(count, copy_from_user_bounce(rec->name, *ppos, buf, count));
 }
 
 static ssize_t memdup_read(struct file *file, char __user *buf,
@@ -314,6 +344,12 @@ static const struct file_operations nowl_fops = {
 	.read = nowl_read,
 };
 
+static const struct file_operations bounce_fops = {
+	.owner = THIS_MODULE,
+	.read = bounce_read,
+	.write = bounce_write,
+};
+
 static const struct file_operations memdup_fops = {
 	.owner = THIS_MODULE,
 	.read = memdup_read,
@@ -375,6 +411,7 @@ static int __init uc_buggy_init(void)
 	debugfs_create_file("whitelist", 0644, dir, NULL, &wl_fops);
 	debugfs_create_file("flag", 0444, dir, NULL, &flag_fops);
 	debugfs_create_file("nowl", 0444, dir, NULL, &nowl_fops);
+	debugfs_create_file("bounce", 0644, dir, NULL, &bounce_fops);
 	debugfs_create_file("memdup", 0444, dir, NULL, &memdup_fops);
 	debugfs_create_file("stack", 0644, dir, NULL, &stack_fops);
 	debugfs_create_file("fixed", 0444, dir, NULL, &fixed_fops);
