@@ -21,12 +21,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Test plan of `make check`: (boot name, kernel variant, extra command
-# line, suites in order).  Enforce is the default mode of every kernel.
-# The kmalloc caches off the whitelist.  KUnit at boot: only the test
-# that holds without the kmalloc whitelist.
+# The command line of the boots with the kmalloc caches off the
+# whitelist.  KUnit at boot: only the test that holds without it.
 STRICT = ("usercopy_kmalloc=strict "
           "kunit.filter_glob=usercopy.usercopy_test_user_caches")
+
+# Test plan of `make check`: (boot name, kernel variant, extra command
+# line, suites in order).  Enforce is the default mode of every kernel.
 CHECK_PLAN = [
     ("orc-enforce", "orc", "",
      "auditd,kunit,lkdtm,violations,irq,sysctl,mode-log,lkdtm,violations,"
