@@ -256,9 +256,11 @@ $(B)/guest-bin/ucbench: tests/bench/ucbench.c
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Every prefix of the series builds and boots (slow: one build per patch).
+# BISECT_FROM=N: from the prefix of N patches on.
+BISECT_FROM ?= 1
 bisect-check: deps
 	@mkdir -p $(B)/bisect
-	@kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect \
+	@BISECT_FROM=$(BISECT_FROM) kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect \
 		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config | \
 		tee $(B)/bisect/result.tap
 	@! grep -q '^not ok' $(B)/bisect/result.tap

@@ -91,13 +91,14 @@ for dir in "$top"/patches/*; do
 	kver=${dir##*/}
 	kvers="$kvers $kver"
 	bad=
-	for f in series BASE $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]].*//' "$dir/series"); do
+	for f in series BASE 0000-cover-letter.patch $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]].*//' "$dir/series"); do
 		[ -f "$dir/$f" ] || continue
 		cmp -s "$dir/$f" "$diffs/$kver/$f" || bad="$bad $f"
 	done
-	extra=$(cd "$diffs/$kver" 2>/dev/null && for f in *; do grep -qxF "$f" "$dir/series" || [ "$f" = series ] || [ "$f" = BASE ] || printf ' %s' "$f"; done)
+	extra=$(cd "$diffs/$kver" 2>/dev/null && for f in *; do grep -qxF "$f" "$dir/series" || [ "$f" = series ] || [ "$f" = BASE ] ||
+		[ "$f" = 0000-cover-letter.patch ] || printf ' %s' "$f"; done)
 	[ -d "$diffs/$kver" ] && [ -z "$bad" ] && [ -z "$extra" ] &&
-		ktap_test_pass "linux-patch-usercopy: patches/$kver as it is ($(grep -c . "$diffs/$kver/series") patches, series, BASE $(cat "$diffs/$kver/BASE" 2>/dev/null))" ||
+		ktap_test_pass "linux-patch-usercopy: patches/$kver as it is ($(grep -c . "$diffs/$kver/series") patches, series, cover letter, BASE $(cat "$diffs/$kver/BASE" 2>/dev/null))" ||
 		ktap_test_fail "linux-patch-usercopy: patches/$kver as it is (differ:${bad:- none}; extra:${extra:- none})"
 done
 shipped=$(cd "$diffs" && for d in */; do printf ' %s' "${d%/}"; done)

@@ -22,9 +22,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The command line of the boots with the kmalloc caches off the
-# whitelist.  KUnit at boot: only the test that holds without it.
-STRICT = ("usercopy_kmalloc=strict "
-          "kunit.filter_glob=usercopy.usercopy_test_user_caches")
+# whitelist.  KUnit at boot: only the tests that hold without it.
+STRICT_KUNIT = ("kunit.filter_glob="
+                "usercopy.usercopy_test_user_caches")
+STRICT = f"usercopy_kmalloc=strict {STRICT_KUNIT}"
 
 # Test plan of `make check`: (boot name, kernel variant, extra command
 # line, suites in order).  Enforce is the default mode of every kernel.
@@ -41,7 +42,9 @@ CHECK_PLAN = [
     # the test module copies from them; debugfs attributes bounce.
     ("orc-kmalloc-strict", "orc", f"usercopy_mode=log {STRICT}",
      "expect-log,strict"),
-    ("rt-enforce", "rt", "",
+    # The rt kernel takes the kmalloc caches off the whitelist by
+    # default (rt.config); usercopy_kmalloc=whole gives it back.
+    ("rt-enforce", "rt", "usercopy_kmalloc=whole",
      "auditd,kunit,lkdtm,violations,irq,mode-log,violations,irq,"
      "mode-enforce,rawmem,lock"),
     ("slab-enforce", "slab", "",
@@ -51,7 +54,8 @@ CHECK_PLAN = [
     # mode (tests/guest/stress.sh), on each unwinder and allocator, with
     # the kmalloc caches off the whitelist.
     ("orc-stress", "orc", STRICT, "mode-log,stress,mode-enforce,stress"),
-    ("rt-stress", "rt", STRICT, "mode-log,stress,mode-enforce,stress"),
+    ("rt-stress", "rt", STRICT_KUNIT,
+     "mode-log,stress,mode-enforce,stress,mode-log,strict"),
     ("slab-stress", "slab", STRICT, "mode-log,stress,mode-enforce,stress"),
     # Not in `make check`: `make jump-label-repro`, the unpatched kernel.
     ("jump-label-vanilla", "vanilla", "", "jump-label"),

@@ -2,10 +2,11 @@
 # bisect-check.sh TARBALL PATCHDIR WORKDIR FRAGMENT...
 #
 # Check that every prefix of the series builds and boots: for each patch,
-# apply the series up to it to a tree in WORKDIR, build it with the config
-# FRAGMENTs (one O= directory reused, so each step rebuilds what the patch
-# touched), and boot it in QEMU to the end of the guest's /init.  Prints
-# one KTAP result per patch.
+# apply it on top of the tree of the patches before it in WORKDIR, build
+# it with the config FRAGMENTs (one O= directory reused, so each step
+# rebuilds what the patch touched), and boot it in QEMU to the end of the
+# guest's /init.  Prints one KTAP result per patch.  BISECT_FROM=N starts
+# at the prefix of N patches (the tree for it comes from TARBALL).
 set -uo pipefail
 
 tarball=$1 pdir=$2 work=$3
@@ -20,15 +21,25 @@ initrd=$work/initramfs.cpio.gz
 "$top/tests/mkinitramfs.sh" "$initrd" - /nonexistent - || exit 1
 
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$pdir/series" | awk '{print $1}')
+from=${BISECT_FROM:-1}
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
-	sub=$work/series
-	rm -rf "$sub" && mkdir -p "$sub"
-	for q in "${patches[@]:0:$((i + 1))}"; do
-		cp "$pdir/$q" "$sub/" && echo "$q" >>"$sub/series"
-	done
-	if ! out=$("$here/prepare-tree.sh" "$tarball" "$sub" "$work/src" 2>&1); then
-		ktap_test_fail "$p: applies"; echo "$out" | ktap_diag; continue
+	[ $((i + 1)) -ge "$from" ] || continue
+	if [ $((i + 1)) = "$from" ]; then
+		sub=$work/series
+		rm -rf "$sub" && mkdir -p "$sub"
+		for q in "${patches[@]:0:$((i + 1))}"; do
+			cp "$pdir/$q" "$sub/" && echo "$q" >>"$sub/series"
+		done
+		out=$("$here/prepare-tree.sh" "$tarball" "$sub" "$work/src" 2>&1)
+	else
+		# Only the files the patch touches change, and so rebuild.
+		out=$(patch -p1 -N --no-backup-if-mismatch -d "$work/src" \
+		      <"$pdir/$p" 2>&1) && ! grep -q '\.rej' <<<"$out"
+	fi
+	if [ $? != 0 ]; then
+		# The trees of the prefixes after it would not be the series'.
+		ktap_test_fail "$p: applies"; echo "$out" | ktap_diag; break
 	fi
 	if ! out=$("$here/build-kernel.sh" "$work/src" "$work/obj" "$@" 2>&1); then
 		ktap_test_fail "$p: builds"; echo "$out" | tail -20 | ktap_diag; continue

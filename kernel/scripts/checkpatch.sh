@@ -40,4 +40,28 @@ else
 	ktap_test_fail "unchecked copies: used only by /dev/mem, /proc/kcore and crash dumps"
 	echo "${stray:-no user found at all}" | ktap_diag
 fi
+
+# The cover letter (kernel/scripts/devtree.sh) is the series' as it is:
+# numbered for it, and its shortlog names every patch.
+subject() {	# a mail's subject, unfolded, without its [PATCH ...] tag
+	awk '/^$/ { exit } /^Subject: / { s = $0; on = 1; next }
+	     on && /^[ \t]/ { s = s $0; next } { on = 0 }
+	     END { print s }' "$1" |
+		sed -E 's/^Subject: (\[[^]]*\] )?//; s/[[:space:]]+/ /g'
+}
+cover=$pdir/0000-cover-letter.patch
+if [ -f "$cover" ]; then
+	n=$(grep -cv '^[[:space:]]*\(#\|$\)' "$pdir/series")
+	shortlog=$(sed -n '/^[^ ].* ([0-9]*):$/,/^$/p' "$cover" | tr -s ' \n' '  ')
+	missing=$(while read -r p _; do
+		case $p in ''|'#'*) continue ;; esac
+		grep -qF -- "$(subject "$pdir/$p")" <<<"$shortlog" || echo "$p"
+	done <"$pdir/series")
+	if grep -q "^Subject: \[PATCH 0*0/0*$n\]" "$cover" && [ -z "$missing" ]; then
+		ktap_test_pass "cover letter: numbered for the $n patches, each in its shortlog"
+	else
+		ktap_test_fail "cover letter: numbered for the $n patches, each in its shortlog"
+		echo "stale: ${missing:-the number of patches}" | ktap_diag
+	fi
+fi
 ktap_finished

@@ -6,12 +6,30 @@
 #           "base", then apply every patch of PATCHDIR/series as one commit.
 #   export: write the commits base..HEAD of TREE back into PATCHDIR as
 #           numbered patches and rewrite PATCHDIR/series to match.
+# The cover letter, PATCHDIR/0000-cover-letter.patch (not in the series),
+# makes the round trip as the description of TREE's branch: its subject
+# and text up to the shortlog.  Export writes it again, with the shortlog
+# and diffstat of the series as it is.
 set -euo pipefail
 
 die() { echo "devtree: $*" >&2; exit 1; }
 [ $# = 4 ] || die "usage: devtree.sh create|export TARBALL PATCHDIR TREE"
 cmd=$1 tarball=$2 pdir=$3 tree=$4
+cover=0000-cover-letter.patch
 git_t() { git -C "$tree" "$@"; }
+desc_key() { echo "branch.$(git_t symbolic-ref --short HEAD).description"; }
+
+# The subject and body of a cover letter that git format-patch wrote.
+cover_description() {
+	awk '
+	hdr && /^$/ { hdr = 0; print subj "\n"; next }
+	hdr && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insub = 1; next }
+	hdr && insub && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
+	hdr { insub = 0; next }
+	/^[^ ].* \([0-9]+\):$/ { exit }
+	{ print }
+	BEGIN { hdr = 1 }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
 
 case $cmd in
 create)
@@ -28,6 +46,9 @@ create)
 		git_t am -q --keep-cr "$(realpath "$pdir/$p")" ||
 			die "$p does not apply (git -C $tree am --abort to clean up)"
 	done <"$pdir/series"
+	if [ -f "$pdir/$cover" ]; then
+		git_t config "$(desc_key)" "$(cover_description "$pdir/$cover")"
+	fi
 	echo "devtree: $tree has $(git_t rev-list --count base..HEAD) commits on top of tag base"
 	;;
 export)
@@ -39,9 +60,20 @@ export)
 	git_t format-patch -q --zero-commit --no-signature -N --stat=72 \
 		--filename-max-length=72 \
 		-o "$tmp" base..HEAD
+	if git_t config "$(desc_key)" >/dev/null; then
+		git_t format-patch -q --zero-commit --no-signature --stat=72 \
+			--cover-letter --cover-from-description=subject \
+			-o "$tmp/cover" base..HEAD
+		# The date of the series, not of the export.
+		sed "s/^Date: .*/Date: $(git_t log -1 --format=%aD)/" \
+			"$tmp/cover/$cover" >"$tmp/$cover"
+	elif [ -f "$pdir/$cover" ]; then
+		cp "$pdir/$cover" "$tmp/"
+	fi
 	rm -f "$pdir"/[0-9][0-9][0-9][0-9]-*.patch
 	cp "$tmp"/*.patch "$pdir"/
-	(cd "$pdir" && ls [0-9][0-9][0-9][0-9]-*.patch) >"$pdir/series"
+	(cd "$pdir" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -vx "$cover") \
+		>"$pdir/series"
 	echo "devtree: exported $(wc -l <"$pdir/series") patches to $pdir"
 	;;
 *) die "unknown command $cmd" ;;

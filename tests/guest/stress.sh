@@ -235,12 +235,7 @@ if [ "$total_v" != 0 ] && [ -r /proc/usercopy/sites ]; then
 fi
 # The memory of the user-data caches after the sweep, beside the kmalloc
 # caches': slabs times pages per slab (a measure, not a test).
-slab_kib() { # slab_kib PREFIX: "KIB CACHES" of the caches PREFIX<digits>
-	awk -v p="$1" 'index($1, p) == 1 && substr($1, length(p) + 1) ~ /^[0-9]+k?$/ {
-		for (i = 1; i <= NF; i++) if ($i == "slabdata") kib += $(i + 2) * $6 * 4
-		n++ } END { print kib + 0, n + 0 }' /proc/slabinfo
-}
-set -- $(slab_kib usercopy-kmalloc-) $(slab_kib kmalloc-)
+set -- $(usercopy-test slab-kib usercopy-kmalloc-) $(usercopy-test slab-kib kmalloc-)
 ktap_print_msg "stress memory: mode=$mode usercopy-kmalloc=${1}KiB/${2} kmalloc=${3}KiB/${4}"
 umount "$scratch"
 # check_health sees only the log after the sweep: the sweep's, here.

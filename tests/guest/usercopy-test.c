@@ -24,13 +24,16 @@
  *	/proc/usercopy/whitelist, the per-site counters, and the admin's
  *	kernel.usercopy.allow (it cannot be undone: run it after the suites
  *	that expect uc_buggy_nowl refused, and before any lock)
- *   usercopy-test strict	booted with usercopy_kmalloc=strict in log mode:
+ *   usercopy-test strict	in log mode, with the kmalloc caches off the
+ *	whitelist (usercopy_kmalloc=strict or its Kconfig default):
  *	the kmalloc caches lost their whitelist, the usercopy-kmalloc ones
  *	kept it; the callers that still copy from kmalloc caches, from
  *	/proc/usercopy/sites, as diagnostics
  *   usercopy-test rawmem	/dev/mem and /proc/kcore, which copy raw memory
  *	unchecked, read without a violation
  *   usercopy-test lock		the one-way lock (last: it cannot be undone)
+ *   usercopy-test slab-kib PREFIX	"KIB CACHES": the memory of the slab
+ *	caches PREFIX<size> (not a test; tests/guest/stress.sh reports it)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -1085,19 +1088,33 @@ static long slab_kib(const char *prefix, int *caches)
 	return kib;
 }
 
-/* Read @len bytes of uc_buggy/@file in a child: its exit status or signal. */
-static int child_read(const char *file, size_t len)
+/*
+ * pread() (@out 0) or pwrite() @len bytes at @off of uc_buggy/@file in a
+ * child: its exit status (0 if all of it was copied) or -signal.
+ */
+static int child_copy(const char *file, int out, off_t off, size_t len)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		char buf[128];
+		char path[128], buf[128] = "";
+		ssize_t n = -1;
+		int fd;
 
-		_exit(buggy_copy(file, 0, buf, len) ? 1 : 0);
+		snprintf(path, sizeof(path), BUGGY "%s", file);
+		fd = open(path, out ? O_WRONLY : O_RDONLY);
+		if (fd >= 0)
+			n = out ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
+		_exit(n == (ssize_t)len ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
 	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static int child_read(const char *file, size_t len)
+{
+	return child_copy(file, 0, 0, len);
 }
 
 static int allow_nobody(void)
@@ -1115,27 +1132,6 @@ static int allow_userns_root(void)
 	    write_file("/proc/self/gid_map", "0 0 1"))
 		return 100;
 	return sysctl_write("allow", "uc_buggy_nowl", 13);
-}
-
-/*
- * pread() (@out 0) or pwrite() @len bytes at @off of uc_buggy/bounce in a
- * child: its exit status or signal.
- */
-static int child_bounce(int out, off_t off, size_t len)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		char buf[128] = "";
-		int fd = open(BUGGY "bounce", out ? O_WRONLY : O_RDONLY);
-		ssize_t n = fd < 0 ? -1 : out ? pwrite(fd, buf, len, off) :
-						pread(fd, buf, len, off);
-
-		_exit(n == (ssize_t)len ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
 }
 
 /* Whether 16 bytes written at offset 8 of uc_buggy/bounce read back. */
@@ -1220,13 +1216,13 @@ static int cmd_whitelist(void)
 
 	/* A field of an object without a whitelist, through a bounce buffer. */
 	before = sysctl_long("violations");
-	ktap_test_result(child_bounce(0, 0, 32) == 0 && child_bounce(0, 16, 16) == 0 &&
-			 child_bounce(1, 0, 32) == 0 && sysctl_long("violations") == before,
+	ktap_test_result(child_copy("bounce", 0, 0, 32) == 0 && child_copy("bounce", 0, 16, 16) == 0 &&
+			 child_copy("bounce", 1, 0, 32) == 0 && sysctl_long("violations") == before,
 			 "bounce: copies inside the 32-byte field of a uc_buggy_nowl object work, uncounted");
 	ktap_test_result(bounce_roundtrip(), "bounce: what is written is read back");
-	ktap_test_result(child_bounce(0, 16, 17) == -SIGKILL,
+	ktap_test_result(child_copy("bounce", 0, 16, 17) == -SIGKILL,
 			 "bounce: a read that leaves the field is refused, process killed");
-	ktap_test_result(child_bounce(1, 0, 33) == -SIGKILL,
+	ktap_test_result(child_copy("bounce", 1, 0, 33) == -SIGKILL,
 			 "bounce: a write that leaves the field is refused, process killed");
 	ktap_test_result(sysctl_long("violations") == before + 2,
 			 "bounce: both are counted (%ld)", sysctl_long("violations") - before);
@@ -1304,8 +1300,8 @@ static int cmd_strict(void)
 	char val[32];
 	int n = 0, ok;
 
-	if (strcmp(mode(), "log") || !strstr(proc_read("/proc/cmdline"), " usercopy_kmalloc=strict")) {
-		ktap_test_result(0, "strict: booted with usercopy_kmalloc=strict in log mode");
+	if (strcmp(mode(), "log")) {
+		ktap_test_result(0, "strict: in log mode");
 		return ktap_finished();
 	}
 	expect_whitelist("kmalloc-64", "kmalloc-64 64 0 0 none");
@@ -1409,7 +1405,15 @@ static int cmd_rawmem(void)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+	int caches;
 
+	/* For tests/guest/stress.sh: "KIB CACHES" of one cache family. */
+	if (!strcmp(cmd, "slab-kib") && argc == 3) {
+		long kib = slab_kib(argv[2], &caches);
+
+		printf("%ld %d\n", kib, caches);
+		return 0;
+	}
 	ktap_print_header();
 	if (!strcmp(cmd, "violations"))
 		return cmd_violations();
@@ -1429,6 +1433,6 @@ int main(int argc, char **argv)
 		return cmd_rawmem();
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock();
-	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|whitelist|strict|rawmem|lock\n");
+	fprintf(stderr, "usage: usercopy-test violations|sysctl|mode-switch [N]|irq|flood [N]|whitelist|strict|rawmem|lock|slab-kib PREFIX\n");
 	return 2;
 }
