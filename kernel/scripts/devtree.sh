@@ -57,11 +57,12 @@ export)
 		die "$tree has uncommitted changes"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	git_t format-patch -q --zero-commit --no-signature -N --stat=72 \
+	# --abbrev: the same index lines whether or not git packed the tree.
+	git_t format-patch -q --zero-commit --no-signature -N --stat=72 --abbrev=9 \
 		--filename-max-length=72 \
 		-o "$tmp" base..HEAD
 	if git_t config "$(desc_key)" >/dev/null; then
-		git_t format-patch -q --zero-commit --no-signature --stat=72 \
+		git_t format-patch -q --zero-commit --no-signature --stat=72 --abbrev=9 \
 			--cover-letter --cover-from-description=subject \
 			-o "$tmp/cover" base..HEAD
 		# The date of the series, not of the export.
