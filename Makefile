@@ -9,14 +9,26 @@
 #
 # Kernel trees and builds live in build/ (see README.md for the layout).
 
+# One series per kernel: patches/KVER on Debian's linux-source-KVER.  The
+# test kernels, the demo and the benchmarks use 6.1 (build/src/patched,
+# vanilla, patched-rt) and 6.12 (build/src/patched-6.12); KVER chooses the
+# series that dev-tree, export-patches and bisect-check work on, and the
+# guests that check boots by default.
+KVERS     := 6.1 6.12
 KVER      ?= 6.1
-KTAR      ?= /usr/src/linux-source-$(KVER).tar.xz
+ktar       = /usr/src/linux-source-$(1).tar.xz
+series_of  = patches/$(1)/series $(shell sed -n 's|^\([^\#].*\)|patches/$(1)/\1|p' patches/$(1)/series 2>/dev/null)
+KTAR      ?= $(call ktar,$(KVER))
 PATCHDIR  := patches/$(KVER)
 B         := build
 SRC       := $(B)/src/patched
 VSRC      := $(B)/src/vanilla
+TREE_6.1  := $(SRC)
+TREE_6.12 := $(B)/src/patched-6.12
 DEVTREE   ?= $(B)/dev/$(KVER)
-VARIANTS  ?= orc rt slab
+VARIANTS_6.1  := orc rt slab orc612
+VARIANTS_6.12 := orc612 fp612
+VARIANTS  ?= $(VARIANTS_$(KVER))
 JOBS      ?= $(shell nproc)
 export JOBS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
@@ -32,9 +44,12 @@ CFG       := kernel/configs
 VARIANT_orc  := patched orc.config
 VARIANT_rt   := patched-rt fp.config rt.config
 VARIANT_slab := patched slab.config kunit-module.config
+# Linux 6.12 (patches/6.12 on linux-source-6.12), SLUB only.
+VARIANT_orc612 := patched-6.12 6.12.config orc.config
+VARIANT_fp612  := patched-6.12 6.12.config fp.config
 ALL_VARIANTS := $(patsubst VARIANT_%,%,$(filter VARIANT_%,$(.VARIABLES)))
 
-DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
+DEBS := $(addprefix linux-source-,$(KVERS)) qemu-system-x86 busybox-static sparse \
 	libaudit-dev libauparse-dev libsmartcols-dev auditd ccache stress-ng \
 	build-essential bc flex bison libelf-dev libssl-dev cpio dwarves \
 	kmod rsync xz-utils curl pkg-config asciidoctor valgrind python3 file quilt \
@@ -43,7 +58,7 @@ DEBS := linux-source-$(KVER) qemu-system-x86 busybox-static sparse \
 GUEST_SRCS := $(wildcard tests/guest/*.c)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
-SERIES     := $(PATCHDIR)/series $(shell sed -n 's|^\([^\#].*\)|$(PATCHDIR)/\1|p' $(PATCHDIR)/series 2>/dev/null)
+SERIES_6.1 := $(call series_of,6.1)
 
 .PHONY: all tools deb deps demo check stress bench bench-trace kernels guests static dev-tree \
 	export-patches bisect-check jump-label-repro clean distclean
@@ -83,15 +98,21 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
-	@base=$$(cat $(PATCHDIR)/BASE); \
-	have=$$(dpkg-query -W -f='$${Version}' linux-source-$(KVER)); \
-	[ "$$have" = "$$base" ] || echo "deps: NOTE: the series was made against linux-source-$(KVER) $$base; this machine has $$have"
+	@for k in $(KVERS); do base=$$(cat patches/$$k/BASE); \
+		have=$$(dpkg-query -W -f='$${Version}' linux-source-$$k); \
+		[ "$$have" = "$$base" ] || echo "deps: NOTE: the $$k series was made against linux-source-$$k $$base; this machine has $$have"; \
+	done
 
 # --- kernel trees ----------------------------------------------------------
 
-$(B)/src/patched.stamp: $(SERIES) $(KTAR) kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(SRC) ($(KTAR) + $(PATCHDIR)/series)"
-	@kernel/scripts/prepare-tree.sh $(KTAR) $(PATCHDIR) $(SRC)
+$(B)/src/patched.stamp: $(SERIES_6.1) $(call ktar,6.1) kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(SRC) ($(call ktar,6.1) + patches/6.1/series)"
+	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) patches/6.1 $(SRC)
+	@touch $@
+
+$(B)/src/patched-6.12.stamp: $(call series_of,6.12) $(call ktar,6.12) kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(TREE_6.12) ($(call ktar,6.12) + patches/6.12/series)"
+	@kernel/scripts/prepare-tree.sh $(call ktar,6.12) patches/6.12 $(TREE_6.12)
 	@touch $@
 
 # PREEMPT_RT needs Debian's rt patches under the series (the rt variant).
@@ -102,14 +123,19 @@ $(RT)/patches-rt/series: kernel/scripts/rt-patches.sh
 	@echo "  FETCH   $(RT)/patches-rt (Debian's PREEMPT_RT patches)"
 	@kernel/scripts/rt-patches.sh $(RT)
 
-$(B)/src/patched-rt.stamp: $(SERIES) $(KTAR) $(RT)/patches-rt/series kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(SRC_RT) ($(KTAR) + PREEMPT_RT + $(PATCHDIR)/series)"
-	@kernel/scripts/prepare-tree.sh $(KTAR) $(RT)/patches-rt:$(PATCHDIR) $(SRC_RT)
+$(B)/src/patched-rt.stamp: $(SERIES_6.1) $(call ktar,6.1) $(RT)/patches-rt/series kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(SRC_RT) ($(call ktar,6.1) + PREEMPT_RT + patches/6.1/series)"
+	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) $(RT)/patches-rt:patches/6.1 $(SRC_RT)
 	@touch $@
 
-$(B)/src/vanilla.stamp: $(KTAR) kernel/scripts/prepare-tree.sh
+$(B)/src/vanilla.stamp: $(call ktar,6.1) kernel/scripts/prepare-tree.sh
 	@echo "  TREE    $(VSRC) (unpatched)"
-	@kernel/scripts/prepare-tree.sh $(KTAR) "" $(VSRC)
+	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) "" $(VSRC)
+	@touch $@
+
+$(B)/src/vanilla-6.12.stamp: $(call ktar,6.12) kernel/scripts/prepare-tree.sh
+	@echo "  TREE    $(B)/src/vanilla-6.12 (unpatched)"
+	@kernel/scripts/prepare-tree.sh $(call ktar,6.12) "" $(B)/src/vanilla-6.12
 	@touch $@
 
 # kernel NAME,TREE,FRAGMENTS: the rule of $(B)/obj/NAME, built from
@@ -139,6 +165,10 @@ $(call kernel,bench-$(1)-mainline,vanilla,$(addprefix $(CFG)/,guest.config bench
 $(call kernel,bench-$(1),patched,$(addprefix $(CFG)/,guest.config bench.config $(1).config usercopy.config))
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
+
+# The unpatched 6.12 tree configured as the orc612 guest with mainline's
+# checks, for sparse to compare against.
+$(eval $(call kernel,mainline-orc612,vanilla-6.12,$(addprefix $(CFG)/,guest.config usercopy.config 6.12.config orc.config)))
 
 kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
 
@@ -174,18 +204,22 @@ demo: deps
 
 # The static checks fail when a test does: go on, tests/harness.py counts.
 # sparse compiles the touched files again in the unpatched tree, with the
-# config of the orc variant but mainline's checks: that tree needs to be
-# configured, not built.
-static: deps $(B)/src/patched.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
-		$(B)/obj/bench-orc-mainline/.prepared
+# config of the orc (orc612) variant but mainline's checks: that tree needs
+# to be configured, not built.  Both series are checked whatever KVER is.
+static: deps $(B)/src/patched.stamp $(B)/src/patched-6.12.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
+		$(B)/obj/bench-orc-mainline/.prepared $(B)/obj/orc612/arch/x86/boot/bzImage \
+		$(B)/obj/mainline-orc612/.prepared
 	@mkdir -p $(B)/logs
 	@echo "  CHECK   build glue"
 	@tests/selftest.sh >$(B)/logs/selftest.tap || true
 	@echo "  CHECK   checkpatch --strict"
-	@kernel/scripts/checkpatch.sh $(SRC) $(PATCHDIR) >$(B)/logs/checkpatch.tap || true
+	@$(foreach k,$(KVERS),kernel/scripts/checkpatch.sh $(TREE_$(k)) patches/$(k) \
+		>$(B)/logs/checkpatch-$(k).tap || true;)
 	@echo "  CHECK   sparse"
-	@kernel/scripts/sparse.sh $(PATCHDIR) $(SRC) $(B)/obj/orc \
-		$(VSRC) $(B)/obj/bench-orc-mainline >$(B)/logs/sparse.tap || true
+	@kernel/scripts/sparse.sh patches/6.1 $(SRC) $(B)/obj/orc \
+		$(VSRC) $(B)/obj/bench-orc-mainline >$(B)/logs/sparse-6.1.tap || true
+	@kernel/scripts/sparse.sh patches/6.12 $(TREE_6.12) $(B)/obj/orc612 \
+		$(B)/src/vanilla-6.12 $(B)/obj/mainline-orc612 >$(B)/logs/sparse-6.12.tap || true
 	@echo "  CHECK   usercopyctl"
 	@$(MAKE) -s -C tools/usercopyctl check >$(B)/logs/usercopyctl.tap 2>&1 || \
 		echo "not ok - make -C tools/usercopyctl check failed" >>$(B)/logs/usercopyctl.tap
@@ -196,8 +230,8 @@ check: deps static guests
 	@python3 tests/harness.py --kernel-dir $(B)/guest --logdir $(B)/logs \
 		--variants $(shell echo $(VARIANTS) | tr ' ' ,) \
 		--tap selftest=$(B)/logs/selftest.tap \
-		--tap checkpatch=$(B)/logs/checkpatch.tap \
-		--tap sparse=$(B)/logs/sparse.tap \
+		$(foreach k,$(KVERS),--tap checkpatch-$(k)=$(B)/logs/checkpatch-$(k).tap) \
+		$(foreach k,$(KVERS),--tap sparse-$(k)=$(B)/logs/sparse-$(k).tap) \
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap \
 		--tap packaging=$(B)/logs/packaging.tap
 
@@ -259,11 +293,11 @@ $(B)/guest-bin/ucbench: tests/bench/ucbench.c
 # BISECT_FROM=N: from the prefix of N patches on.
 BISECT_FROM ?= 1
 bisect-check: deps
-	@mkdir -p $(B)/bisect
-	@BISECT_FROM=$(BISECT_FROM) kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect \
-		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config | \
-		tee $(B)/bisect/result.tap
-	@! grep -q '^not ok' $(B)/bisect/result.tap
+	@mkdir -p $(B)/bisect/$(KVER)
+	@BISECT_FROM=$(BISECT_FROM) kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect/$(KVER) \
+		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(wildcard $(CFG)/$(KVER).config) | \
+		tee $(B)/bisect/$(KVER)/result.tap
+	@! grep -q '^not ok' $(B)/bisect/$(KVER)/result.tap
 
 # The mode-switch stress of the guest tests on the unpatched kernel: flips
 # of one of its own static keys while a module runs the key's jump sites

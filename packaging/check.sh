@@ -4,7 +4,8 @@
 # Checks of the Debian packages that build.sh (make deb) left in OUT
 # (default build/packaging), in TAP: lintian, contents, versions, the
 # kernel patch package's series against patches/ and its apply and unpatch
-# scripts on the files of $KTAR the series touches, and (unless REPRO=0) a
+# scripts on the files of $KTAR_DIR/linux-source-KVER.tar.xz each series
+# touches, and (unless REPRO=0) a
 # second build of the same sources (OUT/source.tar) in another directory,
 # which must give identical .debs.
 set -uo pipefail
@@ -16,7 +17,7 @@ ktap_print_header
 # only count those.
 bail() { ktap_test_fail "$*"; echo "Bail out! $*"; ktap_finished; exit 1; }
 out=$(cd "${1:-$top/build/packaging}" 2>/dev/null && pwd) || bail "no ${1:-build/packaging}: run make deb"
-KTAR=${KTAR:-/usr/src/linux-source-6.1.tar.xz}
+KTAR_DIR=${KTAR_DIR:-/usr/src}
 REPRO=${REPRO:-1}
 
 T=$(mktemp -d)
@@ -109,42 +110,45 @@ cmp -s "$diffs/usercopy.config" "$top/kernel/configs/usercopy.config" &&
 	ktap_test_pass "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy" ||
 	ktap_test_fail "linux-patch-usercopy: usercopy.config, all/apply/usercopy and all/unpatch/usercopy"
 
-# The apply and unpatch scripts, on the files of the kernel source that the
-# 6.1 series touches (not the whole tree: quicker, same result).
-if [ -f "$KTAR" ] && [ -d "$diffs/6.1" ]; then
-	k=$T/linux
-	mkdir -p "$k" "$T/pristine"
-	sed -n 's|^--- a/||p' "$diffs"/6.1/*.patch | sed 's/[[:space:]].*//' | sort -u >"$T/touched"
-	tdir=$(tar -tJf "$KTAR" | head -n 1 | cut -d/ -f1)
-	tar -xJf "$KTAR" -C "$T/pristine" --strip-components=1 "$tdir/Makefile" \
+# The apply and unpatch scripts, on the files of each kernel source that its
+# series touches (not the whole tree: quicker, same result).
+export KPATCH_DIFFS_usercopy=$diffs
+for kver in $kvers; do
+	ktar=$KTAR_DIR/linux-source-$kver.tar.xz
+	if [ ! -f "$ktar" ]; then
+		ktap_test_skip "all/apply/usercopy and all/unpatch/usercopy on the $kver series" "no $ktar"
+		continue
+	fi
+	k=$T/linux-$kver pristine=$T/pristine-$kver
+	mkdir -p "$k" "$pristine"
+	sed -n 's|^--- a/||p' "$diffs/$kver"/[0-9]*.patch | sed 's/[[:space:]].*//' | sort -u >"$T/touched"
+	tdir=$(tar -tJf "$ktar" | head -n 1 | cut -d/ -f1)
+	tar -xJf "$ktar" -C "$pristine" --strip-components=1 "$tdir/Makefile" \
 		$(sed "s|^|$tdir/|" "$T/touched") 2>"$T/tar" || true
-	mkdir -p "$T/pristine/kernel" "$T/pristine/mm"
-	cp -a "$T/pristine/." "$k/"
-	export KPATCH_DIFFS_usercopy=$diffs
+	mkdir -p "$pristine/kernel" "$pristine/mm"
+	cp -a "$pristine/." "$k/"
 	if (cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/apply" 2>&1 &&
-			[ -f "$k/debian/APPLIED_all_usercopy" ] && ! diff -rq "$T/pristine" "$k" >/dev/null 2>&1 &&
+			[ -f "$k/debian/APPLIED_all_usercopy" ] && ! diff -rq "$pristine" "$k" >/dev/null 2>&1 &&
 			grep -q AUDIT_ANOM_USERCOPY "$k/include/uapi/linux/audit.h"; then
-		ktap_test_pass "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+		ktap_test_pass "all/apply/usercopy applies the $kver series to $(basename "$ktar")"
 	else
-		ktap_test_fail "all/apply/usercopy applies the 6.1 series to $(basename "$KTAR")"
+		ktap_test_fail "all/apply/usercopy applies the $kver series to $(basename "$ktar")"
 		ktap_diag "$T/apply" "$T/tar"
 	fi
 	(cd "$k" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/again" 2>&1 &&
-		grep -q 'already applied' "$T/again" && ktap_test_pass "all/apply/usercopy a second time: already applied" ||
-		{ ktap_test_fail "all/apply/usercopy a second time: already applied"; ktap_diag "$T/again"; }
+		grep -q 'already applied' "$T/again" && ktap_test_pass "all/apply/usercopy on $kver a second time: already applied" ||
+		{ ktap_test_fail "all/apply/usercopy on $kver a second time: already applied"; ktap_diag "$T/again"; }
 	(cd "$k" && "$kroot/usr/src/kernel-patches/all/unpatch/usercopy") >"$T/unpatch" 2>&1
-	find "$k" "$T/pristine" -depth -type d -empty -delete
-	diff -r "$T/pristine" "$k" >"$T/d" 2>&1 && ktap_test_pass "all/unpatch/usercopy gives the tree back as it was" ||
-		{ ktap_test_fail "all/unpatch/usercopy gives the tree back as it was"; ktap_diag "$T/unpatch"; head -n 20 "$T/d" | ktap_diag; }
-	mkdir -p "$T/other/kernel" "$T/other/mm"
-	printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\n' >"$T/other/Makefile"
-	! (cd "$T/other" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/other.out" 2>&1 &&
-		grep -q 'no series for Linux 5.10' "$T/other.out" && ktap_test_pass "all/apply/usercopy refuses a kernel it has no series for" ||
-		{ ktap_test_fail "all/apply/usercopy refuses a kernel it has no series for"; ktap_diag "$T/other.out"; }
-	unset KPATCH_DIFFS_usercopy
-else
-	ktap_test_skip "all/apply/usercopy and all/unpatch/usercopy on the 6.1 series" "no $KTAR"
-fi
+	find "$k" "$pristine" -depth -type d -empty -delete
+	diff -r "$pristine" "$k" >"$T/d" 2>&1 && ktap_test_pass "all/unpatch/usercopy gives the $kver tree back as it was" ||
+		{ ktap_test_fail "all/unpatch/usercopy gives the $kver tree back as it was"; ktap_diag "$T/unpatch"; head -n 20 "$T/d" | ktap_diag; }
+done
+mkdir -p "$T/other/kernel" "$T/other/mm"
+printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\n' >"$T/other/Makefile"
+! (cd "$T/other" && "$kroot/usr/src/kernel-patches/all/apply/usercopy") >"$T/other.out" 2>&1 &&
+	grep -q 'no series for Linux 5.10' "$T/other.out" && ktap_test_pass "all/apply/usercopy refuses a kernel it has no series for" ||
+	{ ktap_test_fail "all/apply/usercopy refuses a kernel it has no series for"; ktap_diag "$T/other.out"; }
+unset KPATCH_DIFFS_usercopy
 
 # --- reproducible -------------------------------------------------------------
 if [ "$REPRO" != 0 ]; then

@@ -27,13 +27,16 @@ STRICT_KUNIT = ("kunit.filter_glob="
                 "usercopy.usercopy_test_user_caches")
 STRICT = f"usercopy_kmalloc=strict {STRICT_KUNIT}"
 
+# Every suite of the guest tests, in the order of a full boot.
+ENFORCE_SUITES = ("auditd,kunit,lkdtm,violations,irq,sysctl,mode-log,lkdtm,"
+                  "violations,irq,flood,mode-off,lkdtm,violations,"
+                  "mode-enforce,mode-switch,whitelist,rawmem,usercopyctl,"
+                  "lock,audit-log")
+
 # Test plan of `make check`: (boot name, kernel variant, extra command
 # line, suites in order).  Enforce is the default mode of every kernel.
 CHECK_PLAN = [
-    ("orc-enforce", "orc", "",
-     "auditd,kunit,lkdtm,violations,irq,sysctl,mode-log,lkdtm,violations,"
-     "irq,flood,mode-off,lkdtm,violations,mode-enforce,mode-switch,"
-     "whitelist,rawmem,usercopyctl,lock,audit-log"),
+    ("orc-enforce", "orc", "", ENFORCE_SUITES),
     ("orc-boot-log", "orc", "usercopy_mode=log",
      "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
@@ -57,6 +60,13 @@ CHECK_PLAN = [
     ("rt-stress", "rt", STRICT_KUNIT,
      "mode-log,stress,mode-enforce,stress,mode-log,strict"),
     ("slab-stress", "slab", STRICT, "mode-log,stress,mode-enforce,stress"),
+    # Linux 6.12 (patches/6.12), SLUB only: the tests of orc-enforce on
+    # ORC (in `make check`) and on frame pointers (`make check
+    # KVER=6.12`), each with a strict sweep.
+    *[(f"{v}-enforce", v, "", ENFORCE_SUITES) for v in ("orc612", "fp612")],
+    *[(f"{v}-stress", v, STRICT,
+       "mode-log,stress,mode-enforce,stress,mode-log,strict")
+      for v in ("orc612", "fp612")],
     # Not in `make check`: `make jump-label-repro`, the unpatched kernel.
     ("jump-label-vanilla", "vanilla", "", "jump-label"),
 ]

@@ -1156,8 +1156,8 @@ static void hex(char *out, const char *s)
 
 static int cmd_whitelist(void)
 {
-	char buf[5000], rec[2048], site[64], allowed[256];
-	const char *want[3];
+	char buf[5000], rec[2048], site[64], allowed[256], memdup_want[64];
+	const char *want[3], *memdup_cache;
 	long before, kib;
 	int err, caches;
 
@@ -1203,16 +1203,23 @@ static int cmd_whitelist(void)
 				  "# violations region cache site\n", 31),
 			 "sites: /proc/usercopy/sites has its header");
 
-	/* What memdup_user() returns lives in the user-data caches. */
+	/*
+	 * What memdup_user() returns lives in the user-data caches: its own
+	 * kmem_buckets where the kernel has them (6.12, CONFIG_SLAB_BUCKETS),
+	 * else usercopy-kmalloc.
+	 */
+	memdup_cache = strcmp(whitelist_line("memdup_user-64"), "(none)") ?
+		       "memdup_user-64" : "usercopy-kmalloc-64";
 	before = sysctl_long("violations");
 	ktap_test_result(child_read("memdup", 64) == 0 && sysctl_long("violations") == before,
 			 "user-data caches: a copy of a memdup_user() object works");
 	audit_drain();
 	ktap_test_result(child_read("memdup", 100) == -SIGKILL,
 			 "user-data caches: a copy past it is refused, process killed");
-	want[0] = "cache=usercopy-kmalloc-64 offset=0 len=100 ";
+	snprintf(memdup_want, sizeof(memdup_want), "cache=%s offset=0 len=100 ", memdup_cache);
+	want[0] = memdup_want;
 	ktap_test_result(audit_wait(AUDIT_ANOM_USERCOPY, want, 1, 3000, rec, sizeof(rec)),
-			 "user-data caches: memdup_user() took from usercopy-kmalloc-64");
+			 "user-data caches: memdup_user() took from %s", memdup_cache);
 
 	/* A field of an object without a whitelist, through a bounce buffer. */
 	before = sysctl_long("violations");
