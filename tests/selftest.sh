@@ -56,6 +56,16 @@ else
 	echo "$out" | ktap_diag
 fi
 
+# bisect-check: a start past the end of the series is said, not a run
+# that checks nothing.
+out=$(BISECT_FROM=2 "$top/kernel/scripts/bisect-check.sh" "$w/linux.tar.xz" "$w/good" "$w/bisect" 2>&1)
+if [ $? != 0 ] && grep -q "^not ok 1 BISECT_FROM=2: the series has patches 1 to 1" <<<"$out" && [ ! -e "$w/bisect" ]; then
+	ktap_test_pass "bisect-check: BISECT_FROM past the series is refused"
+else
+	ktap_test_fail "bisect-check: BISECT_FROM past the series is refused"
+	echo "$out" | ktap_diag
+fi
+
 # The KTAP writers: one document from several processes (the guest's
 # /init and the programs it runs), numbered on through KTAP_STATE.
 cat >"$w/want" <<'K'

@@ -15,13 +15,18 @@ here=$(dirname "$(realpath "$0")")
 top=$(realpath "$here/../..")
 . "$top/tests/lib/ktap.sh"
 ktap_print_header
+mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$pdir/series" | awk '{print $1}')
+from=${BISECT_FROM:-1}
+if ! [ "$from" -ge 1 ] 2>/dev/null || [ "$from" -gt ${#patches[@]} ]; then
+	ktap_test_fail "BISECT_FROM=$from: the series has patches 1 to ${#patches[@]}"
+	ktap_finished
+	exit 1
+fi
 mkdir -p "$work"
 work=$(realpath "$work")
 initrd=$work/initramfs.cpio.gz
 "$top/tests/mkinitramfs.sh" "$initrd" - /nonexistent - || exit 1
 
-mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$pdir/series" | awk '{print $1}')
-from=${BISECT_FROM:-1}
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
 	[ $((i + 1)) -ge "$from" ] || continue
