@@ -58,7 +58,6 @@ DEBS := $(addprefix linux-source-,$(KVERS)) qemu-system-x86 busybox-static spars
 GUEST_SRCS := $(wildcard tests/guest/*.c)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
-SERIES_6.1 := $(call series_of,6.1)
 
 .PHONY: all tools deb deps demo check stress bench bench-trace kernels guests static dev-tree \
 	export-patches bisect-check jump-label-repro clean distclean
@@ -105,38 +104,28 @@ deps:
 
 # --- kernel trees ----------------------------------------------------------
 
-$(B)/src/patched.stamp: $(SERIES_6.1) $(call ktar,6.1) kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(SRC) ($(call ktar,6.1) + patches/6.1/series)"
-	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) patches/6.1 $(SRC)
-	@touch $@
-
-$(B)/src/patched-6.12.stamp: $(call series_of,6.12) $(call ktar,6.12) kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(TREE_6.12) ($(call ktar,6.12) + patches/6.12/series)"
-	@kernel/scripts/prepare-tree.sh $(call ktar,6.12) patches/6.12 $(TREE_6.12)
-	@touch $@
+# tree NAME,KVER,SERIES_DIRS,DEPS: the rule of $(B)/src/NAME, Debian's
+# linux-source-KVER with the quilt series in SERIES_DIRS (colon-separated,
+# none for the unpatched tree) applied; DEPS are the series' files.
+define tree
+$(B)/src/$(1).stamp: $(call ktar,$(2)) kernel/scripts/prepare-tree.sh $(4)
+	@echo "  TREE    $(B)/src/$(1) ($(call ktar,$(2)) + $(or $(3),no series))"
+	@kernel/scripts/prepare-tree.sh $(call ktar,$(2)) "$(3)" $(B)/src/$(1)
+	@touch $$@
+endef
 
 # PREEMPT_RT needs Debian's rt patches under the series (the rt variant).
-RT     := $(B)/rt
-SRC_RT := $(B)/src/patched-rt
+RT := $(B)/rt
 
 $(RT)/patches-rt/series: kernel/scripts/rt-patches.sh
 	@echo "  FETCH   $(RT)/patches-rt (Debian's PREEMPT_RT patches)"
 	@kernel/scripts/rt-patches.sh $(RT)
 
-$(B)/src/patched-rt.stamp: $(SERIES_6.1) $(call ktar,6.1) $(RT)/patches-rt/series kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(SRC_RT) ($(call ktar,6.1) + PREEMPT_RT + patches/6.1/series)"
-	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) $(RT)/patches-rt:patches/6.1 $(SRC_RT)
-	@touch $@
-
-$(B)/src/vanilla.stamp: $(call ktar,6.1) kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(VSRC) (unpatched)"
-	@kernel/scripts/prepare-tree.sh $(call ktar,6.1) "" $(VSRC)
-	@touch $@
-
-$(B)/src/vanilla-6.12.stamp: $(call ktar,6.12) kernel/scripts/prepare-tree.sh
-	@echo "  TREE    $(B)/src/vanilla-6.12 (unpatched)"
-	@kernel/scripts/prepare-tree.sh $(call ktar,6.12) "" $(B)/src/vanilla-6.12
-	@touch $@
+$(eval $(call tree,patched,6.1,patches/6.1,$(call series_of,6.1)))
+$(eval $(call tree,patched-rt,6.1,$(RT)/patches-rt:patches/6.1,$(call series_of,6.1) $(RT)/patches-rt/series))
+$(eval $(call tree,patched-6.12,6.12,patches/6.12,$(call series_of,6.12)))
+$(eval $(call tree,vanilla,6.1))
+$(eval $(call tree,vanilla-6.12,6.12))
 
 # kernel NAME,TREE,FRAGMENTS: the rule of $(B)/obj/NAME, built from
 # $(B)/src/TREE (patched or vanilla) with the config FRAGMENTS.  It always
