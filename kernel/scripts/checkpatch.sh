@@ -44,10 +44,7 @@ fi
 # The cover letter (kernel/scripts/devtree.sh) is the series' as it is:
 # numbered for it, and its shortlog names every patch.
 subject() {	# a mail's subject, unfolded, without its [PATCH ...] tag
-	awk '/^$/ { exit } /^Subject: / { s = $0; on = 1; next }
-	     on && /^[ \t]/ { s = s $0; next } { on = 0 }
-	     END { print s }' "$1" |
-		sed -E 's/^Subject: (\[[^]]*\] )?//; s/[[:space:]]+/ /g'
+	git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Subject: //p'
 }
 cover=$pdir/0000-cover-letter.patch
 if [ -f "$cover" ]; then

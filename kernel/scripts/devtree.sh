@@ -21,14 +21,12 @@ desc_key() { echo "branch.$(git_t symbolic-ref --short HEAD).description"; }
 
 # The subject and body of a cover letter that git format-patch wrote.
 cover_description() {
-	awk '
-	hdr && /^$/ { hdr = 0; print subj "\n"; next }
-	hdr && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insub = 1; next }
-	hdr && insub && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
-	hdr { insub = 0; next }
-	/^[^ ].* \([0-9]+\):$/ { exit }
-	{ print }
-	BEGIN { hdr = 1 }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+	local msg
+	msg=$(mktemp)
+	git mailinfo "$msg" /dev/null <"$1" | sed -n 's/^Subject: //p'
+	echo
+	sed -e '/^[^ ].* ([0-9]*):$/,$d' "$msg" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+	rm -f "$msg"
 }
 
 case $cmd in
