@@ -79,7 +79,15 @@ STRESS_PLAN = [
      f"mode-{m},stress")
     for v in ("orc", "rt", "slab") for m in ("log", "enforce")
 ]
-PLANS = {"check": CHECK_PLAN, "stress": STRESS_PLAN}
+# --plan boot: each variant boots to the end of /init and runs no suite
+# (make bisect-check, for every prefix of the series).
+PLANS = {"check": CHECK_PLAN, "stress": STRESS_PLAN, "boot": None}
+
+
+def plan_boots(plan, variants):
+    if plan == "boot":
+        return [(f"{v}-boot", v, "", "") for v in variants]
+    return PLANS[plan]
 STRESS_SUMMARY = re.compile(r"^# stress summary: (.*)$")
 STRESS_VIOLATION = "# stress violation: "
 
@@ -281,7 +289,8 @@ def main():
                     help="host TAP file to count too (name=path)")
     ap.add_argument("--only", help="run only the boots whose name has this")
     ap.add_argument("--plan", choices=sorted(PLANS), default="check",
-                    help="the boots to run: make check's or make stress's")
+                    help="the boots to run: make check's, make stress's "
+                         "or a bare boot of each variant")
     ap.add_argument("--append", default="",
                     help="more kernel command line for every boot")
     args = ap.parse_args()
@@ -303,7 +312,7 @@ def main():
 
     variants = args.variants.split(",")
     sweeps, violations = [], []
-    for name, variant, extra, suites in PLANS[args.plan]:
+    for name, variant, extra, suites in plan_boots(args.plan, variants):
         if variant not in variants or (args.only and args.only not in name):
             continue
         vdir = os.path.join(args.kernel_dir, variant)

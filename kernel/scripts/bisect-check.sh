@@ -5,8 +5,9 @@
 # apply it on top of the tree of the patches before it in WORKDIR, build
 # it with the config FRAGMENTs (one O= directory reused, so each step
 # rebuilds what the patch touched), and boot it in QEMU to the end of the
-# guest's /init.  Prints one KTAP result per patch.  BISECT_FROM=N starts
-# at the prefix of N patches (the tree for it comes from TARBALL).
+# guest's /init as the guest tests boot (tests/harness.py --plan boot).
+# Prints one KTAP result per patch.  BISECT_FROM=N starts at the prefix
+# of N patches (the tree for it comes from TARBALL).
 set -uo pipefail
 
 tarball=$1 pdir=$2 work=$3
@@ -24,8 +25,9 @@ if ! [ "$from" -ge 1 ] 2>/dev/null || [ "$from" -gt ${#patches[@]} ]; then
 fi
 mkdir -p "$work"
 work=$(realpath "$work")
-initrd=$work/initramfs.cpio.gz
-"$top/tests/mkinitramfs.sh" "$initrd" - /nonexistent - || exit 1
+mkdir -p "$work/guest/bisect"
+"$top/tests/mkinitramfs.sh" "$work/guest/bisect/initramfs.cpio.gz" \
+	- /nonexistent - || exit 1
 
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
@@ -49,20 +51,18 @@ for i in "${!patches[@]}"; do
 	if ! out=$("$here/build-kernel.sh" "$work/src" "$work/obj" "$@" 2>&1); then
 		ktap_test_fail "$p: builds"; echo "$out" | tail -20 | ktap_diag; continue
 	fi
-	log=$work/boot-$((i + 1)).console
-	# One host thread for both vCPUs, as tests/harness.py boots them:
-	# with one per vCPU, QEMU may run a stale translation of a patched
-	# static key and trap on its int3 (make jump-label-repro).
-	timeout 300 qemu-system-x86_64 -M pc -m 512 -smp 2 -accel tcg,thread=single \
-		-display none -nodefaults -no-reboot \
-		-kernel "$work/obj/arch/x86/boot/bzImage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 uctest=" \
-		-serial file:"$log" -serial file:"$log.tap" </dev/null
-	if grep -q '^# done' "$log.tap" &&
-	   ! grep -qEf "$top/tests/lib/oops.ere" "$log"; then
+	# The guest tests' boot (tests/harness.py), running no suite.
+	cp "$work/obj/arch/x86/boot/bzImage" "$work/guest/bisect/bzImage"
+	out=$(python3 "$top/tests/harness.py" --kernel-dir "$work/guest" \
+	      --variants bisect --plan boot --logdir "$work/logs" --timeout 300)
+	ok=$?
+	cp "$work/logs/bisect-boot.console" "$work/boot-$((i + 1)).console" ||
+		true
+	if [ $ok = 0 ]; then
 		ktap_test_pass "$p: applies, builds and boots"
 	else
-		ktap_test_fail "$p: boots (see $log)"
+		ktap_test_fail "$p: boots (see $work/boot-$((i + 1)).console)"
+		grep '^# FAIL' <<<"$out" | ktap_diag
 	fi
 done
 ktap_finished
