@@ -282,7 +282,13 @@ static void buggy_reset(void)
 }
 
 /* One copy of @len bytes through uc_buggy/@file; 0 if it worked. */
-static int buggy_copy(const char *file, int out, char *buf, size_t len)
+/*
+ * pread() (@out 0) or pwrite() @len bytes of @buf at @off of uc_buggy/@file:
+ * 0 if all of it was copied, 1 if the file is not there (the module is
+ * not loaded), -1 if the copy failed or fell short.
+ */
+static int buggy_copy_at(const char *file, int out, char *buf, size_t len,
+			 off_t off)
 {
 	char path[128];
 	ssize_t n;
@@ -291,10 +297,15 @@ static int buggy_copy(const char *file, int out, char *buf, size_t len)
 	snprintf(path, sizeof(path), BUGGY "%s", file);
 	fd = open(path, out ? O_WRONLY : O_RDONLY);
 	if (fd < 0)
-		return -1;
-	n = out ? write(fd, buf, len) : read(fd, buf, len);
+		return 1;
+	n = out ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int buggy_copy(const char *file, int out, char *buf, size_t len)
+{
+	return buggy_copy_at(file, out, buf, len, 0);
 }
 
 static int tap_line(const char *found, const char *name, const char *m)
@@ -667,22 +678,13 @@ static int reload_lock(int how)
  */
 static int module_copy(const char *file, int out, char *buf, size_t len)
 {
-	char path[128];
-	ssize_t n;
-	int fd;
+	int ret;
 
-	snprintf(path, sizeof(path), BUGGY "%s", file);
 	if (reload_lock(LOCK_SH))
 		return -1;
-	fd = open(path, out ? O_WRONLY : O_RDONLY);
-	if (fd < 0) {
-		reload_lock(LOCK_UN);
-		return 1;
-	}
-	n = out ? write(fd, buf, len) : read(fd, buf, len);
-	close(fd);
+	ret = buggy_copy(file, out, buf, len);
 	reload_lock(LOCK_UN);
-	return n == (ssize_t)len ? 0 : -1;
+	return ret;
 }
 
 /* In-bounds copies of core code: stack, names_cache, seq_file, pipe. */
@@ -1098,15 +1100,9 @@ static int child_copy(const char *file, int out, off_t off, size_t len)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		char path[128], buf[128] = "";
-		ssize_t n = -1;
-		int fd;
+		char buf[128] = "";
 
-		snprintf(path, sizeof(path), BUGGY "%s", file);
-		fd = open(path, out ? O_WRONLY : O_RDONLY);
-		if (fd >= 0)
-			n = out ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
-		_exit(n == (ssize_t)len ? 0 : 1);
+		_exit(buggy_copy_at(file, out, buf, len, off) ? 1 : 0);
 	}
 	waitpid(pid, &status, 0);
 	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
