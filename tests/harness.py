@@ -88,6 +88,8 @@ def plan_boots(plan, variants):
     if plan == "boot":
         return [(f"{v}-boot", v, "", "") for v in variants]
     return PLANS[plan]
+
+
 STRESS_SUMMARY = re.compile(r"^# stress summary: (.*)$")
 STRESS_VIOLATION = "# stress violation: "
 

@@ -281,7 +281,6 @@ static void buggy_reset(void)
 	}
 }
 
-/* One copy of @len bytes through uc_buggy/@file; 0 if it worked. */
 /*
  * pread() (@out 0) or pwrite() @len bytes of @buf at @off of uc_buggy/@file:
  * 0 if all of it was copied, 1 if the file is not there (the module is
