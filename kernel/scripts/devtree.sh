@@ -19,15 +19,15 @@ cover=0000-cover-letter.patch
 git_t() { git -C "$tree" "$@"; }
 desc_key() { echo "branch.$(git_t symbolic-ref --short HEAD).description"; }
 
-# The subject and body of a cover letter that git format-patch wrote.
-cover_description() {
-	local msg
+# The subject and body of a cover letter that git format-patch wrote (in a
+# subshell, whose EXIT trap removes the message file however it ends).
+cover_description() (
 	msg=$(mktemp)
+	trap 'rm -f "$msg"' EXIT
 	git mailinfo "$msg" /dev/null <"$1" | sed -n 's/^Subject: //p'
 	echo
 	sed -e '/^[^ ].* ([0-9]*):$/,$d' "$msg" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
-	rm -f "$msg"
-}
+)
 
 case $cmd in
 create)
