@@ -279,11 +279,12 @@ $(B)/guest-bin/ucbench: tests/bench/ucbench.c
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Every prefix of the series builds and boots (slow: one build per patch).
-# BISECT_FROM=N: from the prefix of N patches on.
+# BISECT_FROM=N, BISECT_TO=M: the prefixes of N to M patches only.
 BISECT_FROM ?= 1
+BISECT_TO ?=
 bisect-check: deps
 	@mkdir -p $(B)/bisect/$(KVER)
-	@BISECT_FROM=$(BISECT_FROM) kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect/$(KVER) \
+	@BISECT_FROM=$(BISECT_FROM) BISECT_TO=$(BISECT_TO) kernel/scripts/bisect-check.sh $(KTAR) $(PATCHDIR) $(B)/bisect/$(KVER) \
 		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(wildcard $(CFG)/$(KVER).config) | \
 		tee $(B)/bisect/$(KVER)/result.tap
 	@! grep -q '^not ok' $(B)/bisect/$(KVER)/result.tap

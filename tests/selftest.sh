@@ -56,15 +56,18 @@ else
 	echo "$out" | ktap_diag
 fi
 
-# bisect-check: a start past the end of the series is said, not a run
+# bisect-check: a range outside the series, or empty, is said, not a run
 # that checks nothing.
-out=$(BISECT_FROM=2 "$top/kernel/scripts/bisect-check.sh" "$w/linux.tar.xz" "$w/good" "$w/bisect" 2>&1)
-if [ $? != 0 ] && grep -q "^not ok 1 BISECT_FROM=2: the series has patches 1 to 1" <<<"$out" && [ ! -e "$w/bisect" ]; then
-	ktap_test_pass "bisect-check: BISECT_FROM past the series is refused"
-else
-	ktap_test_fail "bisect-check: BISECT_FROM past the series is refused"
-	echo "$out" | ktap_diag
-fi
+for range in "BISECT_FROM=2" "BISECT_TO=2" "BISECT_FROM=1 BISECT_TO=0"; do
+	out=$(env $range "$top/kernel/scripts/bisect-check.sh" "$w/linux.tar.xz" "$w/good" "$w/bisect" 2>&1)
+	if [ $? != 0 ] && grep -q "^not ok 1 BISECT_FROM=.* BISECT_TO=.*: the series has patches 1 to 1" <<<"$out" &&
+	   [ ! -e "$w/bisect" ]; then
+		ktap_test_pass "bisect-check: $range is refused"
+	else
+		ktap_test_fail "bisect-check: $range is refused"
+		echo "$out" | ktap_diag
+	fi
+done
 
 # The KTAP writers: one document from several processes (the guest's
 # /init and the programs it runs), numbered on through KTAP_STATE.

@@ -7,7 +7,8 @@
 # rebuilds what the patch touched), and boot it in QEMU to the end of the
 # guest's /init as the guest tests boot (tests/harness.py --plan boot).
 # Prints one KTAP result per patch.  BISECT_FROM=N starts at the prefix
-# of N patches (the tree for it comes from TARBALL).
+# of N patches (the tree for it comes from TARBALL), BISECT_TO=M ends at
+# the prefix of M patches.
 set -uo pipefail
 
 tarball=$1 pdir=$2 work=$3
@@ -17,9 +18,10 @@ top=$(realpath "$here/../..")
 . "$top/tests/lib/ktap.sh"
 ktap_print_header
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$pdir/series" | awk '{print $1}')
-from=${BISECT_FROM:-1}
-if ! [ "$from" -ge 1 ] 2>/dev/null || [ "$from" -gt ${#patches[@]} ]; then
-	ktap_test_fail "BISECT_FROM=$from: the series has patches 1 to ${#patches[@]}"
+from=${BISECT_FROM:-1} to=${BISECT_TO:-${#patches[@]}}
+if ! [ "$from" -ge 1 ] 2>/dev/null || ! [ "$to" -ge "$from" ] 2>/dev/null ||
+   [ "$to" -gt ${#patches[@]} ]; then
+	ktap_test_fail "BISECT_FROM=$from BISECT_TO=$to: the series has patches 1 to ${#patches[@]}"
 	ktap_finished
 	exit 1
 fi
@@ -31,7 +33,7 @@ mkdir -p "$work/guest/bisect"
 
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
-	[ $((i + 1)) -ge "$from" ] || continue
+	[ $((i + 1)) -ge "$from" ] && [ $((i + 1)) -le "$to" ] || continue
 	if [ $((i + 1)) = "$from" ]; then
 		sub=$work/series
 		rm -rf "$sub" && mkdir -p "$sub"
