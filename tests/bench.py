@@ -5,7 +5,8 @@ Boots each benchmark kernel under QEMU with -icount shift=0, where the
 guest clock counts executed instructions, runs tests/bench/ucbench.c and
 prints one table per unwinder: workload row x kernel, with each kernel's
 overhead over the kernel without hardened usercopy, and this series'
-enforce mode as a fraction of mainline's overhead.  The tables are written
+enforce mode as a fraction of mainline's overhead, and one table of the
+slab memory of each kernel after boot and after the rows.  The tables are written
 as Markdown to --markdown and, for a run of all rows, into the marked
 section of Documentation/performance.md.  A benchmark, not a test: it
 never fails because of a number.
@@ -48,7 +49,7 @@ def run(guestdir, kdir, extra, budget, rows, logdir, tag):
                       f"uctest.budget={budget} uctest.rows={rows} {extra}",
            "-serial", "file:" + console, "-serial", "file:" + out]
     subprocess.run(cmd, timeout=3600, stdin=subprocess.DEVNULL, check=False)
-    res = {}
+    res, mem = {}, {}
     measured = False
     for line in open(out, errors="replace"):
         if line.startswith("# measured"):
@@ -56,9 +57,13 @@ def run(guestdir, kdir, extra, budget, rows, logdir, tag):
         m = re.match(r"bench (\S+) ([\d.]+)", line)
         if m and measured:
             res[m.group(1)] = float(m.group(2))
+        elif line.startswith("memory "):
+            when, *fields = line.split()[1:]
+            mem[when] = {k: int(v) for k, v in
+                         (f.split("=") for f in fields) if int(v) >= 0}
         elif line.startswith("ucbench:"):
             print(f"# {tag}: {line.strip()}", file=sys.stderr)
-    return res
+    return res, mem
 
 
 def table(u, cols, origin):
@@ -97,6 +102,36 @@ def table(u, cols, origin):
         cells.append("n/a" if None in (a, off) or not a
                      else f"{(off / a - 1) * 100:+.1f}%")
         md.append(f"| {w} | " + " | ".join(cells) + " |")
+    md.append("")
+    return "\n".join(md)
+
+
+# (row label, when, field of the "memory" line, unit)
+MEMORY = [
+    ("Slab, after boot", "boot", "slab", " KiB"),
+    ("Slab, after the rows", "rows", "slab", " KiB"),
+    ("of which unreclaimable", "rows", "unreclaimable", " KiB"),
+    ("`kmalloc-*` slabs, after the rows", "rows", "kmalloc", " KiB"),
+    ("`usercopy-kmalloc-*` slabs, after the rows", "rows",
+     "usercopy-kmalloc", " KiB"),
+    ("caches in /proc/slabinfo", "boot", "caches", ""),
+]
+
+
+def memory_table(mems):
+    """The Markdown table of the kernels' slab memory."""
+    md = ["Slab memory of the same boots (`/proc/meminfo`, and slabs times "
+          "pages per slab from `/proc/slabinfo`), after boot and after all "
+          "the rows ran; *(c) - (b)*: this series in enforce mode against "
+          "mainline.\n",
+          "| memory | " + " | ".join(c[0] for c in mems) + " | (c) - (b) |",
+          "|---" * (len(mems) + 2) + "|"]
+    for label, when, field, unit in MEMORY:
+        vals = [m.get(when, {}).get(field) for _, m in mems]
+        cells = ["n/a" if v is None else f"{v}{unit}" for v in vals]
+        b, enf = vals[1], vals[4]
+        cells.append("n/a" if None in (b, enf) else f"{enf - b:+d}{unit}")
+        md.append(f"| {label} | " + " | ".join(cells) + " |")
     md.append("")
     return "\n".join(md)
 
@@ -151,14 +186,16 @@ def main():
               f"with the {npatch} patches of `{args.series}`.")
     blocks = {}
     for u in args.unwinders.split(","):
-        cols = []
+        cols, mems = [], []
         for label, kname, extra in KERNELS:
             kdir = os.path.join(args.kernels, kname.format(u=u))
             tag = f"{kname.format(u=u)}-{extra.split('=')[-1] or 'default'}"
             print(f"# {u}: {label} ...", file=sys.stderr, flush=True)
-            cols.append((label, run(args.guest, kdir, extra, args.budget,
-                                    args.rows or "*", args.logdir, tag)))
-        blocks[u] = table(u, cols, origin)
+            res, mem = run(args.guest, kdir, extra, args.budget,
+                           args.rows or "*", args.logdir, tag)
+            cols.append((label, res))
+            mems.append((label, mem))
+        blocks[u] = table(u, cols, origin) + "\n" + memory_table(mems)
 
     text = "\n".join(blocks.values())
     print(text)

@@ -15,6 +15,12 @@
  * interrupts then adds the same share to every kernel, and a tick more or
  * less in one run moves a row by under 0.05%.  ROWS is a comma-separated
  * list of fnmatch(3) patterns ("xattr-*,fstat"); default all rows.
+ *
+ * Before the rows and after them, one line of the slab caches' memory:
+ * "memory <when> slab=<KiB> unreclaimable=<KiB> caches=<n> kmalloc=<KiB>
+ * usercopy-kmalloc=<KiB>": Slab and SUnreclaim of /proc/meminfo, the
+ * caches /proc/slabinfo lists, and the slabs of the kmalloc caches and of
+ * the user-data caches (slabs times pages per slab).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -537,6 +543,50 @@ static void run_row(const struct workload *wl, size_t size, const char *row,
 	printf("bench %s %.1f %ld\n", row, wl->run(size, n) / n, n);
 }
 
+/* A field of /proc/meminfo in KiB; -1 if the kernel has none. */
+static long meminfo_kib(const char *field)
+{
+	char line[256];
+	long kib = -1;
+	size_t len = strlen(field);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':')
+			kib = atol(line + len + 1);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static void slab_memory(const char *when)
+{
+	static const char uc[] = "usercopy-kmalloc-", km[] = "kmalloc-";
+	char line[512];
+	unsigned long pages, slabs;
+	long caches = -2, kmalloc = 0, usercopy = 0;	/* 2 header lines */
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *sd = strstr(line, "slabdata");
+
+		caches++;
+		if (!sd || sscanf(line, "%*s %*u %*u %*u %*u %lu", &pages) != 1 ||
+		    sscanf(sd, "slabdata %*u %lu", &slabs) != 1)
+			continue;
+		if (!strncmp(line, uc, sizeof(uc) - 1))
+			usercopy += slabs * pages * 4;
+		else if (!strncmp(line, km, sizeof(km) - 1))
+			kmalloc += slabs * pages * 4;
+	}
+	if (f)
+		fclose(f);
+	printf("memory %s slab=%ld unreclaimable=%ld caches=%ld kmalloc=%ld usercopy-kmalloc=%ld\n",
+	       when, meminfo_kib("Slab"), meminfo_kib("SUnreclaim"),
+	       f ? caches : -1, kmalloc, usercopy);
+	fflush(stdout);
+}
+
 static int selected(const char *row, const char *rows)
 {
 	char pats[1024], *save, *p;
@@ -555,6 +605,7 @@ int main(int argc, char **argv)
 
 	memset(ubuf, 'u', sizeof(ubuf));
 	memset(victim, 'v', sizeof(victim));
+	slab_memory("boot");
 	loopback_up();
 	printf("# measured\n");
 	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
@@ -579,5 +630,6 @@ int main(int argc, char **argv)
 			wait(NULL);
 		}
 	}
+	slab_memory("rows");
 	return 0;
 }
