@@ -79,15 +79,14 @@ STRESS_PLAN = [
      f"mode-{m},stress")
     for v in ("orc", "rt", "slab") for m in ("log", "enforce")
 ]
-# --plan boot: each variant boots to the end of /init and runs no suite
-# (make bisect-check, for every prefix of the series).
-PLANS = {"check": CHECK_PLAN, "stress": STRESS_PLAN, "boot": None}
-
-
-def plan_boots(plan, variants):
-    if plan == "boot":
-        return [(f"{v}-boot", v, "", "") for v in variants]
-    return PLANS[plan]
+# The boots of each --plan, from the variants given.  boot: each variant
+# boots to the end of /init and runs no suite (make bisect-check, for
+# every prefix of the series).
+PLANS = {
+    "check": lambda variants: CHECK_PLAN,
+    "stress": lambda variants: STRESS_PLAN,
+    "boot": lambda variants: [(f"{v}-boot", v, "", "") for v in variants],
+}
 
 
 STRESS_SUMMARY = re.compile(r"^# stress summary: (.*)$")
@@ -314,7 +313,7 @@ def main():
 
     variants = args.variants.split(",")
     sweeps, violations = [], []
-    for name, variant, extra, suites in plan_boots(args.plan, variants):
+    for name, variant, extra, suites in PLANS[args.plan](variants):
         if variant not in variants or (args.only and args.only not in name):
             continue
         vdir = os.path.join(args.kernel_dir, variant)
