@@ -6,9 +6,9 @@ guest clock counts executed instructions, runs tests/bench/ucbench.c and
 prints one table per unwinder: workload row x kernel, with each kernel's
 overhead over the kernel without hardened usercopy, and this series'
 enforce mode as a fraction of mainline's overhead, and one table of the
-slab memory of each kernel after boot and after the rows.  The tables are written
-as Markdown to --markdown and, for a run of all rows, into the marked
-section of Documentation/performance.md.  A benchmark, not a test: it
+slab memory of each kernel after boot and after the rows.  The tables are
+written as Markdown to --markdown and, for a run of all rows, into the
+marked section of Documentation/performance.md.  A benchmark, not a test: it
 never fails because of a number.
 """
 import argparse
