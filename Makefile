@@ -166,7 +166,7 @@ kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
 # The guest programs share the tests' KTAP writer (tests/lib) and the
 # tool's sysctl and audit netlink access (tools/usercopyctl/uc-*.h).
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib -Itools/usercopyctl
-GUEST_HDRS   := tests/lib/ktap.h $(wildcard tools/usercopyctl/uc-*.h)
+GUEST_HDRS   := tests/lib/ktap.h tests/lib/slabinfo.h $(wildcard tools/usercopyctl/uc-*.h)
 
 $(B)/guest-bin/%: tests/guest/%.c $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
@@ -274,9 +274,9 @@ bench-trace: deps $(B)/obj/$(TRACE_KERNEL)/arch/x86/boot/bzImage $(B)/bench/gues
 		--guest $(B)/bench/guest --func $(TRACE_FUNC) --rows '$(TRACE_ROWS)' \
 		--append "$(TRACE_APPEND)"
 
-$(B)/guest-bin/ucbench: tests/bench/ucbench.c
+$(B)/guest-bin/ucbench: tests/bench/ucbench.c tests/lib/slabinfo.h
 	@mkdir -p $(dir $@)
-	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+	gcc $(GUEST_CFLAGS) -o $@ $<
 
 # Every prefix of the series builds and boots (slow: one build per patch).
 # BISECT_FROM=N, BISECT_TO=M: the prefixes of N to M patches only.

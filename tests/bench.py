@@ -111,8 +111,8 @@ MEMORY = [
     ("Slab, after boot", "boot", "slab", " KiB"),
     ("Slab, after the rows", "rows", "slab", " KiB"),
     ("of which unreclaimable", "rows", "unreclaimable", " KiB"),
-    ("`kmalloc-*` slabs, after the rows", "rows", "kmalloc", " KiB"),
-    ("`usercopy-kmalloc-*` slabs, after the rows", "rows",
+    ("`kmalloc-N` slabs, after the rows", "rows", "kmalloc", " KiB"),
+    ("`usercopy-kmalloc-N` slabs, after the rows", "rows",
      "usercopy-kmalloc", " KiB"),
     ("caches in /proc/slabinfo", "boot", "caches", ""),
 ]

@@ -19,8 +19,8 @@
  * Before the rows and after them, one line of the slab caches' memory:
  * "memory <when> slab=<KiB> unreclaimable=<KiB> caches=<n> kmalloc=<KiB>
  * usercopy-kmalloc=<KiB>": Slab and SUnreclaim of /proc/meminfo, the
- * caches /proc/slabinfo lists, and the slabs of the kmalloc caches and of
- * the user-data caches (slabs times pages per slab).
+ * caches /proc/slabinfo lists, and the slabs of the kmalloc-<size> caches
+ * and of the user-data caches (slabs times pages per slab).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,6 +43,8 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "slabinfo.h"
 
 #define MAXSIZE 65536
 
@@ -561,29 +563,12 @@ static long meminfo_kib(const char *field)
 
 static void slab_memory(const char *when)
 {
-	static const char uc[] = "usercopy-kmalloc-", km[] = "kmalloc-";
-	char line[512];
-	unsigned long pages, slabs;
-	long caches = -2, kmalloc = 0, usercopy = 0;	/* 2 header lines */
-	FILE *f = fopen("/proc/slabinfo", "r");
+	int caches, n;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *sd = strstr(line, "slabdata");
-
-		caches++;
-		if (!sd || sscanf(line, "%*s %*u %*u %*u %*u %lu", &pages) != 1 ||
-		    sscanf(sd, "slabdata %*u %lu", &slabs) != 1)
-			continue;
-		if (!strncmp(line, uc, sizeof(uc) - 1))
-			usercopy += slabs * pages * 4;
-		else if (!strncmp(line, km, sizeof(km) - 1))
-			kmalloc += slabs * pages * 4;
-	}
-	if (f)
-		fclose(f);
-	printf("memory %s slab=%ld unreclaimable=%ld caches=%ld kmalloc=%ld usercopy-kmalloc=%ld\n",
-	       when, meminfo_kib("Slab"), meminfo_kib("SUnreclaim"),
-	       f ? caches : -1, kmalloc, usercopy);
+	slab_kib("", &caches);
+	printf("memory %s slab=%ld unreclaimable=%ld caches=%d kmalloc=%ld usercopy-kmalloc=%ld\n",
+	       when, meminfo_kib("Slab"), meminfo_kib("SUnreclaim"), caches,
+	       slab_kib("kmalloc-", &n), slab_kib("usercopy-kmalloc-", &n));
 	fflush(stdout);
 }
 

@@ -36,7 +36,6 @@
  *	caches PREFIX<size> (not a test; tests/guest/stress.sh reports it)
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +56,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "slabinfo.h"
 #include "uc-auditnl.h"
 #include "uc-sysctl.h"
 
@@ -1057,36 +1057,6 @@ static void expect_whitelist(const char *cache, const char *line)
 	const char *got = whitelist_line(cache);
 
 	ktap_test_result(!strcmp(got, line), "whitelist: '%s' (got '%s')", line, got);
-}
-
-/*
- * The memory of the caches named @prefix and a size ("kmalloc-" finds
- * kmalloc-64, not kmalloc-cg-64), in KiB, from
- * /proc/slabinfo (name active num objsize perslab pagesperslab : ... :
- * slabdata active_slabs num_slabs ...); their number in @caches.
- */
-static long slab_kib(const char *prefix, int *caches)
-{
-	char name[64], line[512];
-	unsigned long pages, slabs;
-	long kib = 0;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	*caches = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *sd = strstr(line, "slabdata");
-
-		if (strncmp(line, prefix, strlen(prefix)) ||
-		    !isdigit((unsigned char)line[strlen(prefix)]) || !sd ||
-		    sscanf(line, "%63s %*u %*u %*u %*u %lu", name, &pages) != 2 ||
-		    sscanf(sd, "slabdata %*u %lu", &slabs) != 1)
-			continue;
-		kib += slabs * pages * 4;
-		(*caches)++;
-	}
-	if (f)
-		fclose(f);
-	return kib;
 }
 
 /*
