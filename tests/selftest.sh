@@ -69,6 +69,41 @@ for range in "BISECT_FROM=2" "BISECT_TO=2" "BISECT_FROM=1 BISECT_TO=0"; do
 	fi
 done
 
+# sparse.sh on stand-in trees whose Makefile does what kbuild does with
+# O= (relative to the tree) and C=2 (a checker message per file): a
+# warning the series adds fails, one the unpatched tree has too does
+# not, and a build directory make cannot use is a failure, not a pass.
+for t in patched vanilla; do
+	mkdir -p "$w/sp/$t/mm" "$w/sp/obj-$t/mm"
+	: >"$w/sp/obj-$t/.config"
+	: >"$w/sp/obj-$t/mm/usercopy.o"
+	cat >"$w/sp/$t/Makefile" <<'M'
+ifeq ($(wildcard $(O)/.config),)
+$(error $(O) is not a configured build directory)
+endif
+%.o:
+	@sed -n 's|^WARN \(.*\)|$(CURDIR)/$*.c:1:1: warning: \1|p' $*.c >&2
+M
+done
+printf 'WARN old\n' >"$w/sp/vanilla/mm/usercopy.c"
+printf 'WARN old\nWARN new\n' >"$w/sp/patched/mm/usercopy.c"
+out=$(cd "$w" && "$top/kernel/scripts/sparse.sh" good sp/patched sp/obj-patched sp/vanilla sp/obj-vanilla 2>&1)
+if grep -qx "not ok 1 sparse: mm/usercopy.c adds warnings" <<<"$out" &&
+   grep -qx "# mm/usercopy.c: warning: new" <<<"$out" && ! grep -q "warning: old" <<<"$out"; then
+	ktap_test_pass "sparse.sh: a warning the series adds fails, with relative paths"
+else
+	ktap_test_fail "sparse.sh: a warning the series adds fails, with relative paths"
+	echo "$out" | ktap_diag
+fi
+rm "$w/sp/obj-patched/.config"
+out=$(cd "$w" && "$top/kernel/scripts/sparse.sh" good sp/patched sp/obj-patched sp/vanilla sp/obj-vanilla 2>&1)
+if grep -qx "not ok 1 sparse: mm/usercopy.c could not be checked" <<<"$out"; then
+	ktap_test_pass "sparse.sh: a make that fails is a failure"
+else
+	ktap_test_fail "sparse.sh: a make that fails is a failure"
+	echo "$out" | ktap_diag
+fi
+
 # The KTAP writers: one document from several processes (the guest's
 # /init and the programs it runs), numbered on through KTAP_STATE.
 cat >"$w/want" <<'K'

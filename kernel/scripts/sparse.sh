@@ -4,19 +4,31 @@
 # Run sparse (make C=2) on every C file the series touches, in the patched
 # tree SRC/OBJ and in the unpatched tree VSRC/VOBJ built with the same
 # config, and print one KTAP result per file: not ok if the series adds a
-# warning.  Files the config does not build are skipped.
+# warning.  Files the config does not build are skipped; one that the
+# unpatched tree does not have, or cannot build, is compared with none.
 set -uo pipefail
 
-pdir=$1 src=$2 obj=$3 vsrc=$4 vobj=$5
+pdir=$1
+# Absolute: make -C would take a relative O= from inside the tree.
+src=$(realpath "$2") obj=$(realpath "$3") vsrc=$(realpath "$4") vobj=$(realpath "$5")
 . "$(dirname "$(realpath "$0")")/../../tests/lib/ktap.sh"
 ktap_print_header
 files=$(sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$pdir"/[0-9]*.patch | sort -u)
 
-warnings() { # warnings SRC OBJ FILE: sparse messages, without positions
-	make -s -C "$1" O="$2" ARCH=x86_64 C=2 CHECK="sparse" \
-		CC="ccache gcc" "${3%.c}.o" 2>&1 >/dev/null |
-		grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' |
-		sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u
+# warnings SRC OBJ FILE: sparse's messages on FILE, without positions and
+# with paths relative to the tree, so that both trees' compare.  A make
+# that fails prints no message of sparse's: that is an error, not a pass.
+warnings() {
+	local out
+	out=$(make -s -C "$1" O="$2" ARCH=x86_64 C=2 CHECK="sparse" \
+		CC="ccache gcc" "${3%.c}.o" 2>&1 >/dev/null) || {
+		echo "make ${3%.c}.o failed in $2:"
+		echo "$out" | tail -5
+		return 1
+	}
+	echo "$out" | { grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' || :; } |
+		sed -E -e "s|^$1/||" -e "s|^$2/||" -e 's/:[0-9]+:[0-9]+:/:/' |
+		sort -u
 }
 
 for f in $files; do
@@ -30,9 +42,14 @@ for f in $files; do
 		ktap_test_skip "sparse: $f" "not built in this config"
 		continue
 	fi
-	new=$(warnings "$src" "$obj" "$f")
-	old=""
-	[ -f "$vsrc/$f" ] && old=$(warnings "$vsrc" "$vobj" "$f")
+	if ! new=$(warnings "$src" "$obj" "$f"); then
+		ktap_test_fail "sparse: $f could not be checked"
+		echo "$new" | ktap_diag
+		continue
+	fi
+	if [ ! -f "$vsrc/$f" ] || ! old=$(warnings "$vsrc" "$vobj" "$f"); then
+		old=""
+	fi
 	added=$(comm -13 <(echo "$old") <(echo "$new") | sed '/^$/d')
 	if [ -z "$added" ]; then
 		ktap_test_pass "sparse: $f adds no warning"
