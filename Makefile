@@ -41,11 +41,11 @@ CFG       := kernel/configs
 # with Debian's PREEMPT_RT patches under the series) and the config
 # fragments that set it apart, merged after the common ones.  One line
 # adds a variant (its boots are in tests/harness.py's CHECK_PLAN).
-VARIANT_orc  := patched orc.config
+VARIANT_orc  := patched orc.config distro.config
 VARIANT_rt   := patched-rt fp.config rt.config
 VARIANT_slab := patched slab.config kunit-module.config
 # Linux 6.12 (patches/6.12 on linux-source-6.12), SLUB only.
-VARIANT_orc612 := patched-6.12 6.12.config orc.config
+VARIANT_orc612 := patched-6.12 6.12.config orc.config distro.config
 VARIANT_fp612  := patched-6.12 6.12.config fp.config
 ALL_VARIANTS := $(patsubst VARIANT_%,%,$(filter VARIANT_%,$(.VARIABLES)))
 
@@ -60,7 +60,7 @@ GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
 
 .PHONY: all tools deb deps demo check stress bench bench-trace kernels guests static dev-tree \
-	export-patches bisect-check jump-label-repro clean distclean
+	export-patches bisect-check distro-build jump-label-repro clean distclean
 
 all: tools
 
@@ -209,6 +209,12 @@ static: deps $(B)/src/patched.stamp $(B)/src/patched-6.12.stamp $(B)/obj/orc/arc
 		$(VSRC) $(B)/obj/bench-orc-mainline >$(B)/logs/sparse-6.1.tap || true
 	@kernel/scripts/sparse.sh patches/6.12 $(TREE_6.12) $(B)/obj/orc612 \
 		$(B)/src/vanilla-6.12 $(B)/obj/mainline-orc612 >$(B)/logs/sparse-6.12.tap || true
+	@echo "  CHECK   Debian's config"
+	@{ $(foreach k,$(KVERS),$(MAKE) -s --no-print-directory distro-build KVER=$(k) \
+		DISTRO_TARGETS=olddefconfig >$(B)/logs/distro-config-$(k).log 2>&1 && \
+		echo "ok - $(k): usercopy.config on Debian's amd64 config keeps every option" || \
+		echo "not ok - $(k): usercopy.config on Debian's amd64 config (see $(B)/logs/distro-config-$(k).log)";) } \
+		>$(B)/logs/distro-config.tap
 	@echo "  CHECK   usercopyctl"
 	@$(MAKE) -s -C tools/usercopyctl check >$(B)/logs/usercopyctl.tap 2>&1 || \
 		echo "not ok - make -C tools/usercopyctl check failed" >>$(B)/logs/usercopyctl.tap
@@ -221,6 +227,7 @@ check: deps static guests
 		--tap selftest=$(B)/logs/selftest.tap \
 		$(foreach k,$(KVERS),--tap checkpatch-$(k)=$(B)/logs/checkpatch-$(k).tap) \
 		$(foreach k,$(KVERS),--tap sparse-$(k)=$(B)/logs/sparse-$(k).tap) \
+		--tap distro-config=$(B)/logs/distro-config.tap \
 		--tap usercopyctl=$(B)/logs/usercopyctl.tap \
 		--tap packaging=$(B)/logs/packaging.tap
 
@@ -288,6 +295,27 @@ bisect-check: deps
 		$(CFG)/guest.config $(CFG)/orc.config $(CFG)/usercopy.config $(wildcard $(CFG)/$(KVER).config) | \
 		tee $(B)/bisect/$(KVER)/result.tap
 	@! grep -q '^not ok' $(B)/bisect/$(KVER)/result.tap
+
+# make distro-build [KVER=6.1] [DISTRO_TARGETS=bindeb-pkg]: the series with
+# Debian's own amd64 config (linux-config-KVER) under usercopy.config, as
+# Debian packages in $(B)/distro/KVER, so that every driver Debian builds
+# is compiled against the changed interfaces.  Hours here; not in `make
+# check`.  DISTRO_TARGETS: other make targets (vmlinux, mm/, ...).
+DISTRO_TARGETS ?= bindeb-pkg
+DISTRO_CONFIG = /usr/src/linux-config-$(KVER)/config.amd64_none_amd64.xz
+distro-build: deps $(TREE_$(KVER)).stamp
+	@$(MAKE) -s deps DEBS=linux-config-$(KVER)
+	@mkdir -p $(B)/distro/$(KVER) $(B)/logs
+	@echo "  DISTRO  $(B)/distro/$(KVER) ($(DISTRO_CONFIG) + usercopy.config: $(DISTRO_TARGETS))"
+	@start=$$(date +%s); \
+	{ KBUILD_BASE=$(DISTRO_CONFIG) KBUILD_TARGETS='$(DISTRO_TARGETS)' \
+		kernel/scripts/build-kernel.sh $(TREE_$(KVER)) $(B)/distro/$(KVER)/obj \
+		$(CFG)/usercopy.config $(CFG)/debian-build.config 2>&1; \
+		echo $$? >$(B)/distro/$(KVER)/rc; } | tee $(B)/logs/distro-$(KVER).log; \
+	rc=$$(cat $(B)/distro/$(KVER)/rc); \
+	echo "distro-build: $(KVER) $(DISTRO_TARGETS): exit $$rc after $$(( ($$(date +%s) - start) / 60 )) min," \
+		"$$(grep -v '^\.config:' $(B)/logs/distro-$(KVER).log | grep -c 'warning:') warnings (log: $(B)/logs/distro-$(KVER).log)"; \
+	exit $$rc
 
 # The mode-switch stress of the guest tests on the unpatched kernel: flips
 # of one of its own static keys while a module runs the key's jump sites

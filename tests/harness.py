@@ -41,6 +41,11 @@ CHECK_PLAN = [
      "expect-log,auditd,violations,audit-log"),
     ("orc-boot-off", "orc", "hardened_usercopy=off",
      "expect-off,auditd,violations"),
+    # The stack cases and LKDTM's with return addresses replaced by the
+    # function graph tracer and a kretprobe (distro.config has both).
+    *[(f"{v}-traced", v, "",
+       "auditd,trace-on,violations,lkdtm,trace-off,violations")
+      for v in ("orc", "orc612")],
     # The kmalloc caches without a whitelist, in log mode: nothing but
     # the test module copies from them; debugfs attributes bounce.
     ("orc-kmalloc-strict", "orc", f"usercopy_mode=log {STRICT}",

@@ -2,12 +2,13 @@
 # build-kernel.sh SRC OBJ FRAGMENT...
 #
 # Configure and build an x86_64 guest kernel from the tree SRC into the
-# build directory OBJ: tinyconfig, then the config FRAGMENTs merged in order
-# (a later fragment overrides an earlier one).  Every option asked for must
+# build directory OBJ: tinyconfig, or the config in KBUILD_BASE (a file,
+# xz-compressed or not), then the config FRAGMENTs merged in order (a
+# later fragment overrides an earlier one).  Every option asked for must
 # end up in the final .config; a silently dropped option would make a test
 # pass for the wrong reason.  The compiler runs through ccache.  Leaves
-# OBJ/arch/x86/boot/bzImage, or with KBUILD_TARGETS=prepare only a tree
-# configured to compile single files in.
+# OBJ/arch/x86/boot/bzImage, or what the make targets in KBUILD_TARGETS
+# make (prepare: a tree configured to compile single files in).
 set -euo pipefail
 
 src=$(realpath "$1") obj=$2
@@ -19,9 +20,14 @@ obj=$(realpath "$obj")
 jobs=${JOBS:-$(nproc)}
 mk=(make -s -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
 
-want=$(cat "$@" | sha256sum | cut -d' ' -f1)
+base=${KBUILD_BASE:-}
+want=$(cat ${base:+"$base"} "$@" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
-	"${mk[@]}" tinyconfig >/dev/null
+	if [ -z "$base" ]; then
+		"${mk[@]}" tinyconfig >/dev/null
+	else
+		xz -dcf "$base" >"$obj/.config" || die "cannot read $base"
+	fi
 	KCONFIG_CONFIG=$obj/.config "$src/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" "$@" >/dev/null
 	"${mk[@]}" olddefconfig >/dev/null

@@ -114,3 +114,45 @@ run_lkdtm() {
 		lkdtm_one "USERCOPY_$t" $expect
 	done
 }
+
+# Return addresses replaced, as tracers replace them on production hosts:
+# the function graph tracer on the functions of the stack copies (the test
+# module's, the checks' own, the system calls of the in-bounds copies)
+# and a kretprobe on the module's copying function.  The stack checks
+# must decide as without them.  trace_returns on|off
+TRACED="__check_object_size usercopy_check_rest check_stack_object
+	orc_within_stack_frames __sys_getsockopt sk_getsockopt
+	sock_getsockopt do_readv vfs_readv __import_iovec import_iovec
+	getname_flags vfs_statx do_sys_openat2 ksys_read vfs_read
+	seq_read_iter lkdtm_do_action"
+trace_returns() {
+	t=/sys/kernel/tracing
+	if [ "$1" = off ]; then
+		echo nop >$t/current_tracer &&
+		echo 0 >$t/events/kprobes/enable &&
+		echo >$t/kprobe_events &&
+		echo >$t/set_ftrace_filter
+		ktap_test_result "tracing of the copies' return addresses stopped" \
+			[ "$(cat $t/current_tracer)" = nop ]
+		return
+	fi
+	mount -t tracefs tracefs $t 2>/dev/null
+	if [ ! -w $t/current_tracer ]; then
+		ktap_test_skip "trace the copies' return addresses" "no function graph tracer"
+		return
+	fi
+	n=0
+	for f in $TRACED; do
+		grep -qx "$f" $t/available_filter_functions &&
+			echo "$f" >>$t/set_ftrace_filter && n=$((n + 1))
+	done
+	echo ':mod:uc_buggy' >>$t/set_ftrace_filter
+	echo 'r:uc_stack_copy uc_buggy:stack_copy' >$t/kprobe_events &&
+	echo 1 >$t/events/kprobes/enable &&
+	echo function_graph >$t/current_tracer
+	ktap_print_msg "traced: $(wc -l <$t/set_ftrace_filter) functions ($n of the core ones)"
+	ktap_test_result "function graph tracer and a kretprobe on the stack copies" \
+		sh -c "[ \$(cat $t/current_tracer) = function_graph ] &&
+		       grep -q stack_copy $t/set_ftrace_filter &&
+		       grep -q uc_stack_copy $t/kprobe_events"
+}

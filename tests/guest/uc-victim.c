@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "leak-whitelist"))
 		return leak("whitelist", len ?: 64, 32);
 	if (!strcmp(what, "leak-stack"))
-		return leak("stack", len ?: 64, 32);
+		return leak("stack", len ?: 128, 32);
 	if (!strcmp(what, "overwrite-whitelist"))
 		return overwrite(len ?: 64);
 	if (!strcmp(what, "legit"))
