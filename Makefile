@@ -155,9 +155,10 @@ $(call kernel,bench-$(1),patched,$(addprefix $(CFG)/,guest.config bench.config $
 endef
 $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
-# The unpatched 6.12 tree configured as the orc612 guest with mainline's
-# checks, for sparse to compare against.
-$(eval $(call kernel,mainline-orc612,vanilla-6.12,$(addprefix $(CFG)/,guest.config usercopy.config 6.12.config orc.config)))
+# The unpatched trees configured as the orc and orc612 guests, without
+# the test options (the series' own), for sparse to compare against.
+$(foreach v,orc orc612,$(eval $(call kernel,mainline-$(v),vanilla$(if $(filter orc612,$(v)),-6.12),\
+	$(addprefix $(CFG)/,guest.config usercopy.config $(wordlist 2,$(words $(VARIANT_$(v))),$(VARIANT_$(v)))))))
 
 kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
 
@@ -196,7 +197,7 @@ demo: deps
 # config of the orc (orc612) variant but mainline's checks: that tree needs
 # to be configured, not built.  Both series are checked whatever KVER is.
 static: deps $(B)/src/patched.stamp $(B)/src/patched-6.12.stamp $(B)/obj/orc/arch/x86/boot/bzImage \
-		$(B)/obj/bench-orc-mainline/.prepared $(B)/obj/orc612/arch/x86/boot/bzImage \
+		$(B)/obj/mainline-orc/.prepared $(B)/obj/orc612/arch/x86/boot/bzImage \
 		$(B)/obj/mainline-orc612/.prepared
 	@mkdir -p $(B)/logs
 	@echo "  CHECK   build glue"
@@ -206,7 +207,7 @@ static: deps $(B)/src/patched.stamp $(B)/src/patched-6.12.stamp $(B)/obj/orc/arc
 		>$(B)/logs/checkpatch-$(k).tap || true;)
 	@echo "  CHECK   sparse"
 	@kernel/scripts/sparse.sh patches/6.1 $(SRC) $(B)/obj/orc \
-		$(VSRC) $(B)/obj/bench-orc-mainline >$(B)/logs/sparse-6.1.tap || true
+		$(VSRC) $(B)/obj/mainline-orc >$(B)/logs/sparse-6.1.tap || true
 	@kernel/scripts/sparse.sh patches/6.12 $(TREE_6.12) $(B)/obj/orc612 \
 		$(B)/src/vanilla-6.12 $(B)/obj/mainline-orc612 >$(B)/logs/sparse-6.12.tap || true
 	@echo "  CHECK   Debian's config"
