@@ -157,7 +157,7 @@ $(foreach u,fp orc,$(eval $(call bench_kernels,$(u))))
 
 # The unpatched trees configured as the orc and orc612 guests, without
 # the test options (the series' own), for sparse to compare against.
-$(foreach v,orc orc612,$(eval $(call kernel,mainline-$(v),vanilla$(if $(filter orc612,$(v)),-6.12),\
+$(foreach v,orc orc612,$(eval $(call kernel,mainline-$(v),$(subst patched,vanilla,$(firstword $(VARIANT_$(v)))),\
 	$(addprefix $(CFG)/,guest.config usercopy.config $(wordlist 2,$(words $(VARIANT_$(v))),$(VARIANT_$(v)))))))
 
 kernels: $(foreach v,$(VARIANTS),$(B)/obj/$(v)/arch/x86/boot/bzImage)
