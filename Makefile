@@ -60,7 +60,7 @@ GUEST_BINS := $(patsubst tests/guest/%.c,$(B)/guest-bin/%,$(GUEST_SRCS))
 .SECONDARY: $(GUEST_BINS)
 
 .PHONY: all tools deb deps demo check stress bench bench-trace kernels guests static dev-tree \
-	export-patches bisect-check distro-build jump-label-repro clean distclean
+	export-patches series-rewrites bisect-check distro-build jump-label-repro clean distclean
 
 all: tools
 
@@ -341,6 +341,10 @@ dev-tree:
 
 export-patches:
 	kernel/scripts/devtree.sh export $(KTAR) $(PATCHDIR) $(DEVTREE)
+
+# Which patches of the dev tree rewrite lines an earlier patch added.
+series-rewrites:
+	@python3 kernel/scripts/series-rewrites.py $(DEVTREE)
 
 clean:
 	rm -rf $(B)/guest $(B)/guest-bin $(B)/kmod $(B)/logs

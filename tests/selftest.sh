@@ -195,4 +195,24 @@ m = harness.KTAP_SUB.match("[    0.9]     ok 3 usercopy_test_bogus")
 assert m and m.group(2) == "usercopy_test_bogus"'
 ktap_test_result "the guest finds the same trouble as the harness (oops.ere)" \
 	grep -qEf "$here/lib/oops.ere" <<<"[ 1.0] BUG: unable to handle page fault"
+
+# series-rewrites.py: a patch that changes the base kernel's lines is the
+# point of a series; one that changes an earlier patch's lines is counted.
+rw_tree() {
+	local t=$w/rw
+	git init -q "$t" && cd "$t" || return 1
+	git config user.name t && git config user.email t@localhost
+	printf 'one\ntwo\n' >a.c && git add a.c && git commit -qm base &&
+		git tag base
+	printf 'one\ntwo\nthree\n' >a.c && git commit -qam 'add three'
+	printf 'one\nTWO\nthree\n' >a.c && git commit -qam 'change a base line'
+	printf 'one\nTWO\nTHREE\n' >a.c && git commit -qam 'rewrite three'
+	cd - >/dev/null
+}
+rw_tree
+rw_out=$(python3 "$top/kernel/scripts/series-rewrites.py" "$w/rw" 2>&1)
+ktap_test_result "series-rewrites: only a line an earlier patch added counts" \
+	grep -qxF "1 of 3 patches rewrite 1 line that an earlier patch added" <<<"$rw_out"
+ktap_test_result "series-rewrites: names the patch and the one it rewrites" \
+	grep -qE "^ 3 rewrite three\$" <<<"$rw_out"
 ktap_finished
