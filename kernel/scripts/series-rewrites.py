@@ -5,9 +5,9 @@ A series in its final form adds each line once: no patch removes or
 replaces a line that an earlier patch of the same series added.  For the
 dev tree TREE (make dev-tree: tag "base", one commit per patch), print,
 for every patch that removes such lines, how many came from which earlier
-patch, by file; then a summary line.  Lines of
-the base kernel that a patch changes are the point of the series and are
-not counted.  Exit status 0 whatever is found: this is a report.
+patch, by file; then a summary line.  Lines of the base kernel that a
+patch changes are the point of the series and are not counted.  Exit
+status 0 whatever is found: this is a report.
 """
 import collections
 import re
